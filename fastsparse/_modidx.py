@@ -91,4 +91,11 @@ d = { 'settings': { 'branch': 'main',
                                  'fastsparse.data.lenet_300_100': ('data.html#lenet_300_100', 'fastsparse/data.py'),
                                  'fastsparse.data.read_idx': ('data.html#read_idx', 'fastsparse/data.py'),
                                  'fastsparse.data.small_cnn': ('data.html#small_cnn', 'fastsparse/data.py'),
-                                 'fastsparse.data.tensor_dls': ('data.html#tensor_dls', 'fastsparse/data.py')}}}
+                                 'fastsparse.data.tensor_dls': ('data.html#tensor_dls', 'fastsparse/data.py')},
+            'fastsparse.io': { 'fastsparse.io.Learner.load': ('io.html#learner.load', 'fastsparse/io.py'),
+                               'fastsparse.io.Learner.save': ('io.html#learner.save', 'fastsparse/io.py'),
+                               'fastsparse.io._sparse_cb_state': ('io.html#_sparse_cb_state', 'fastsparse/io.py'),
+                               'fastsparse.io._split_state': ('io.html#_split_state', 'fastsparse/io.py'),
+                               'fastsparse.io.load_model': ('io.html#load_model', 'fastsparse/io.py'),
+                               'fastsparse.io.masks_from_state_dict': ('io.html#masks_from_state_dict', 'fastsparse/io.py'),
+                               'fastsparse.io.save_model': ('io.html#save_model', 'fastsparse/io.py')}}}
