@@ -1,0 +1,6 @@
+"The whole public API of fastsparse: `from fastsparse.all import *` (or `from fastsparse import *`)."
+from .core import *
+from .data import *
+from .callback import *
+from .io import *
+from .flops import *
