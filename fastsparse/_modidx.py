@@ -113,4 +113,12 @@ d = { 'settings': { 'branch': 'main',
                                'fastsparse.io._split_state': ('io.html#_split_state', 'fastsparse/io.py'),
                                'fastsparse.io.load_model': ('io.html#load_model', 'fastsparse/io.py'),
                                'fastsparse.io.masks_from_state_dict': ('io.html#masks_from_state_dict', 'fastsparse/io.py'),
-                               'fastsparse.io.save_model': ('io.html#save_model', 'fastsparse/io.py')}}}
+                               'fastsparse.io.save_model': ('io.html#save_model', 'fastsparse/io.py')},
+            'fastsparse.train': { 'fastsparse.train._choice': ('train.html#_choice', 'fastsparse/train.py'),
+                                  'fastsparse.train._null': ('train.html#_null', 'fastsparse/train.py'),
+                                  'fastsparse.train._null.__enter__': ('train.html#_null.__enter__', 'fastsparse/train.py'),
+                                  'fastsparse.train._null.__exit__': ('train.html#_null.__exit__', 'fastsparse/train.py'),
+                                  'fastsparse.train._parser': ('train.html#_parser', 'fastsparse/train.py'),
+                                  'fastsparse.train.main': ('train.html#main', 'fastsparse/train.py'),
+                                  'fastsparse.train.make_learner': ('train.html#make_learner', 'fastsparse/train.py'),
+                                  'fastsparse.train.train': ('train.html#train', 'fastsparse/train.py')}}}

@@ -4,3 +4,4 @@ from .data import *
 from .callback import *
 from .io import *
 from .flops import *
+from .train import *
