@@ -14,19 +14,21 @@ import torch, torch.nn as nn
 from fastai.basics import *
 from fastsparse import *
 
-def learner(model, x_shape, n_batches, bs, seed=0):
-    set_seed(seed)
+def make_dls(x_shape, n_batches, bs, seed=0):
     g = torch.Generator().manual_seed(seed)
     n = n_batches * bs
     x, y = torch.randn(n, *x_shape, generator=g), torch.randint(0, 10, (n,), generator=g)
-    dls = tensor_dls(x, y, x[:bs], y[:bs], bs=bs, seed=seed)
+    return tensor_dls(x, y, x[:bs], y[:bs], bs=bs, seed=seed)
+
+def learner(model, dls, seed=0):
+    set_seed(seed)
     return Learner(dls, model, loss_func=CrossEntropyLossFlat(), opt_func=partial(SGD, mom=0.9), lr=0.01)
 
 def variants(make_model, x_shape, n_batches, bs, bpu):
-    "name -> (learner, callbacks)"
-    out = {}
+    "name -> (learner, callbacks); all three train on the same `DataLoaders` object, so only the model differs"
+    dls, out = make_dls(x_shape, n_batches, bs), {}
     for name in ('dense', 'static', 'rigl'):
-        learn = learner(make_model(), x_shape, n_batches, bs)
+        learn = learner(make_model(), dls)
         cbs = []
         if name != 'dense': sparsify_model(learn.model, 0.9, sparse_f=erdos_renyi_sparsity)
         if name == 'rigl': cbs = [DynamicSparseTrainingCallback(**RigL_presets, batches_per_update=bpu)]
