@@ -5,3 +5,5 @@ from .callback import *
 from .io import *
 from .flops import *
 from .train import *
+from .patterns import *
+from .prune import *
