@@ -7,3 +7,5 @@ from .flops import *
 from .train import *
 from .patterns import *
 from .prune import *
+from .activation import *
+from .optim import *
