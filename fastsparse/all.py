@@ -9,3 +9,4 @@ from .patterns import *
 from .prune import *
 from .activation import *
 from .optim import *
+from .recipes import *
