@@ -10,3 +10,4 @@ from .prune import *
 from .activation import *
 from .optim import *
 from .recipes import *
+from .ste import *
