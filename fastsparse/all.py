@@ -11,3 +11,4 @@ from .activation import *
 from .optim import *
 from .recipes import *
 from .ste import *
+from .algorithms import *
