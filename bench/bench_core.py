@@ -3,8 +3,9 @@
     python bench/bench_core.py [--repeats 7] [--out bench/RESULTS.md]
 
 In one process, interleaved (dense, static, RigL, dense, static, RigL, ...), medians of repeats:
-- fastai training steps of a small CNN and of LeNet-300-100, dense vs static masks vs RigL (90% sparse, ERK),
-  as the median time of a step, with RigL's mask updates added at the paper's rate (one per 100 steps);
+- fastai training steps of a small CNN and of LeNet-300-100, dense vs static masks vs RigL vs gradual magnitude
+  pruning (90% sparse, ERK), as the median time of a step, with RigL's and the pruning callback's mask updates
+  added at one per 100 steps;
 - one RigL mask update over ResNet-50's weights (90% sparse, ERK) against one ResNet-50 training step;
 - the memory the masks take, in bytes per masked weight.
 """
@@ -27,11 +28,14 @@ def learner(model, dls, seed=0):
 def variants(make_model, x_shape, n_batches, bs, bpu):
     "name -> (learner, callbacks); all three train on the same `DataLoaders` object, so only the model differs"
     dls, out = make_dls(x_shape, n_batches, bs), {}
-    for name in ('dense', 'static', 'rigl'):
+    for name in ('dense', 'static', 'rigl', 'prune'):
         learn = learner(make_model(), dls)
         cbs = []
-        if name != 'dense': sparsify_model(learn.model, 0.9, sparse_f=erdos_renyi_sparsity)
+        if name in ('static', 'rigl'): sparsify_model(learn.model, 0.9, sparse_f=erdos_renyi_sparsity)
         if name == 'rigl': cbs = [DynamicSparseTrainingCallback(**RigL_presets, batches_per_update=bpu)]
+        if name == 'prune':      # steady state of a gradual pruning run: 90% reached, the callback on every step
+            prune_model(learn.model, 0.9, 'magnitude', distribution='erk')
+            cbs = [PruningCallback(0.9, 'magnitude', distribution='erk', start_pct=1., end_pct=1.)]
         out[name] = (learn, cbs)
     return out
 
@@ -68,6 +72,17 @@ def update_time(learn, repeats):
     learn.opt.zero_grad()
     return statistics.median(ts)
 
+def prune_update_time(learn, repeats):
+    "Median time of one gradual-pruning mask update (magnitude scores, ERK targets) on `learn`'s model"
+    sites = masked_sites(learn.model)
+    sps = layer_sparsities(sites, 0.9, 'erk')
+    ts = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        prune_masks_(sites, sps, [weight_magnitude(s.weight, None) for s in sites], within_mask=True, opt=learn.opt)
+        ts.append(time.perf_counter() - t)
+    return statistics.median(ts)
+
 def bench_training(repeats):
     """Steady-state step time is the median over every training batch of all repeats (robust to the noise of a
     shared machine); RigL's mask updates, one every 100 optimizer steps in the paper, are added at that rate from
@@ -78,9 +93,9 @@ def bench_training(repeats):
     for name, mk, shape, bs, nb in cases:
         vs = variants(mk, shape, nb, bs, bpu=10**9)   # updates are timed apart, below
         med = time_steps(vs, repeats)
-        upd = update_time(vs['rigl'][0], repeats)
-        d, s_, r = med['dense'][0], med['static'][0], med['rigl'][0] + upd / 100
-        rows.append((name, d, s_, r, upd))
+        upd, pupd = update_time(vs['rigl'][0], repeats), prune_update_time(vs['prune'][0], repeats)
+        d, s_, r, pr = med['dense'][0], med['static'][0], med['rigl'][0] + upd / 100, med['prune'][0] + pupd / 100
+        rows.append((name, d, s_, r, upd, pr))
     return rows
 
 def bench_update(repeats):
@@ -121,15 +136,16 @@ def main():
     lines = [f"# fastsparse core benchmark", "",
              f"`python bench/bench_core.py --repeats {a.repeats}` on {platform.processor() or platform.machine()}, "
              f"{torch.get_num_threads()} threads, torch {torch.__version__}; medians of {a.repeats} interleaved repeats.", "",
-             "Step times are medians over every training batch of the interleaved epochs; the RigL column adds one",
-             "mask update per 100 steps (the RigL paper's interval) at its own median time.", "",
-             "| model | dense ms/step | static ms/step | RigL ms/step (amortized) | one RigL update, ms | static / dense | RigL / dense |",
-             "|---|---|---|---|---|---|---|"]
-    for name, d, s, r, u in rows:
-        lines.append(f"| {name} | {d*1e3:.2f} | {s*1e3:.2f} | {r*1e3:.2f} | {u*1e3:.2f} | {s/d:.3f} | {r/d:.3f} |")
+             "Step times are medians over every training batch of the interleaved epochs; the RigL and pruning columns",
+             "add one mask update per 100 steps (the RigL paper's interval) at its own median time. Pruning is",
+             "`PruningCallback(0.9, 'magnitude', distribution='erk')` at its target (the steady state of a gradual run).", "",
+             "| model | dense ms/step | static ms/step | RigL ms/step (amortized) | pruning ms/step (amortized) | one RigL update, ms | static / dense | RigL / dense | pruning / dense |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for name, d, s, r, u, pr in rows:
+        lines.append(f"| {name} | {d*1e3:.2f} | {s*1e3:.2f} | {r*1e3:.2f} | {pr*1e3:.2f} | {u*1e3:.2f} | {s/d:.3f} | {r/d:.3f} | {pr/d:.3f} |")
     lines += ["", f"One RigL mask update over ResNet-50's {n_w/1e6:.1f}M sparse weights (90%, ERK): {upd_t*1e3:.0f} ms; "
               f"one ResNet-50 training step (batch 32, 224x224): {step_t*1e3:.0f} ms; ratio {upd_t/step_t:.3f}.", "",
-              f"Masks: {bpw:.2f} bytes per weight."]
+              f"Masks: {bpw:.2f} bytes per weight (bool); with `packed=True`, 1 bit per weight (0.125 bytes)."]
     text = "\n".join(lines) + "\n"
     print(text)
     Path(a.out).write_text(text)
