@@ -63,6 +63,7 @@ def update_time(learn, repeats):
     xb, yb = learn.dls.one_batch()
     cb = DynamicSparseTrainingCallback(**RigL_presets)
     cb.sites, cb.learn = masked_sites(learn.model), learn
+    cb.patterns = cb._site_patterns()
     set_dense_grads(cb.sites, True)              # an update step sees the dense gradient
     learn.loss_func(learn.model(xb), yb).backward()
     set_dense_grads(cb.sites, False)
@@ -114,6 +115,7 @@ def bench_update(repeats):
     # one update, as the callback does it on an update step: dense gradients present, drop 30% and regrow
     cb = DynamicSparseTrainingCallback(**RigL_presets)
     cb.sites = masked_sites(model)
+    cb.patterns = cb._site_patterns()
     set_dense_grads(cb.sites, True)              # an update step sees the dense gradient
     nn.functional.cross_entropy(model(x), y).backward()
     cb.learn = type('L', (), {'opt': opt})()
