@@ -12,3 +12,4 @@ from .optim import *
 from .recipes import *
 from .ste import *
 from .algorithms import *
+from .export import *
