@@ -13,3 +13,4 @@ from .recipes import *
 from .ste import *
 from .algorithms import *
 from .export import *
+from .grid import *
