@@ -9,21 +9,13 @@ In one process, interleaved (dense, static, RigL, dense, static, RigL, ...), med
 - one RigL mask update over ResNet-50's weights (90% sparse, ERK) against one ResNet-50 training step;
 - the memory the masks take, in bytes per masked weight.
 """
-import argparse, platform, statistics, time
+import argparse, platform, statistics, sys, time
 from pathlib import Path
 import torch, torch.nn as nn
 from fastai.basics import *
 from fastsparse import *
-
-def make_dls(x_shape, n_batches, bs, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    n = n_batches * bs
-    x, y = torch.randn(n, *x_shape, generator=g), torch.randint(0, 10, (n,), generator=g)
-    return tensor_dls(x, y, x[:bs], y[:bs], bs=bs, seed=seed)
-
-def learner(model, dls, seed=0):
-    set_seed(seed)
-    return Learner(dls, model, loss_func=CrossEntropyLossFlat(), opt_func=partial(SGD, mom=0.9), lr=0.01)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import make_dls, learner, BatchTimer, time_steps
 
 def variants(make_model, x_shape, n_batches, bs, bpu):
     "name -> (learner, callbacks); all three train on the same `DataLoaders` object, so only the model differs"
@@ -38,25 +30,6 @@ def variants(make_model, x_shape, n_batches, bs, bpu):
             cbs = [PruningCallback(0.9, 'magnitude', distribution='erk', start_pct=1., end_pct=1.)]
         out[name] = (learn, cbs)
     return out
-
-class BatchTimer(Callback):
-    "Wall time of every training batch (forward, backward, step and the callbacks around them)"
-    order = -100
-    def __init__(self): self.times = []
-    def before_batch(self): self.t0 = time.perf_counter()
-    def after_batch(self):
-        if self.training: self.times.append(time.perf_counter() - self.t0)
-
-def time_steps(vs, repeats):
-    "Per-variant median batch time and mean batch time over `repeats` interleaved epochs (order reversed every repeat)"
-    timers = {k: BatchTimer() for k in vs}
-    for k, (learn, cbs) in vs.items():           # warm up
-        with learn.no_bar(), learn.no_logging(): learn.fit(1, cbs=cbs)
-    for r in range(repeats):
-        for k in (list(vs) if r % 2 == 0 else list(vs)[::-1]):
-            learn, cbs = vs[k]
-            with learn.no_bar(), learn.no_logging(): learn.fit(1, cbs=[*cbs, timers[k]])
-    return {k: (statistics.median(t.times), statistics.fmean(t.times)) for k, t in timers.items()}
 
 def update_time(learn, repeats):
     "Median time of one RigL mask update (drop and regrow 30%) on `learn`'s model, with dense gradients present"
