@@ -14,7 +14,7 @@ import json, os, platform, statistics, sys, tempfile, time, traceback
 from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import torch, torch.nn as nn
-from _common import fs_data, make_dls, learner, time_steps, BatchTimer
+from _common import fs_data, make_dls, learner, time_steps
 from fastai.basics import set_seed, SGD
 
 SPARSITY = 0.9

@@ -41,7 +41,7 @@ LABELS = {'dense': 'dense', 'fastsparse:static': 'fastsparse static', 'fastspars
           'fs005:set': '0.0.5 SET', 'fs005:rigl': '0.0.5 RigL'}
 
 def config(a):
-    "Batch counts, batch sizes and repeats; `--quick` is a smoke run of every path (memory for the MLP only)"
+    "Batch counts, batch sizes and repeats; `--quick` is a smoke run (memory for the MLP only, none for the update)"
     cuda = a.device == 'cuda'
     if a.quick:
         c = dict(repeats=a.repeats or 2, nb=dict(mlp=30, cnn=5, resnet18=3), mem_models=['mlp'], mem_nb=6,
@@ -124,7 +124,8 @@ def measure(a, c):
         log(f"ResNet-50 update: {label}")
         res['r50'][k] = run_worker(py, 'r50', dict(bs=c['r50_bs'], step_repeats=c['r50_steps'],
                                                    update_repeats=c['r50_updates'], device=a.device))
-        res['r50mem'][k] = run_worker(py, 'r50mem', dict(device=a.device))
+        res['r50mem'][k] = (dict(ok=False, error='not measured with --quick') if a.quick else
+                            run_worker(py, 'r50mem', dict(device=a.device)))
     log("memory bandwidth")
     res['bandwidth'] = bandwidth(a.device, c['bw_mib'])
     return res
@@ -334,17 +335,20 @@ def plot(rows, res, c, E, png, title):
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(14, 5), gridspec_kw=dict(width_ratios=[3, 1.2]))
     ms, width = c['models'], 0.8 / len(series)
     for i, ((k, v), col) in enumerate(zip(series, colors)):
-        ys = [by[(m, k, v)]['ratio'] if (m, k, v) in by else np.nan for m in ms]
+        rs = [by.get((m, k, v)) for m in ms]
+        ys = [r['ratio'] if r else np.nan for r in rs]
+        err = [[r['ratio'] - r['lo'] if r else 0 for r in rs], [r['hi'] - r['ratio'] if r else 0 for r in rs]]
         name = LABELS[v] if k == 'main' else f"{LABELS[v]} ({'today' if k == '005cur' else '2020 stack'})"
-        ax.bar(np.arange(len(ms)) + (i - len(series) / 2 + 0.5) * width, ys, width, label=name, color=col)
+        ax.bar(np.arange(len(ms)) + (i - len(series) / 2 + 0.5) * width, ys, width, label=name, color=col,
+               yerr=err, error_kw=dict(lw=0.6, capsize=1.5, ecolor='0.3'))
     ax.axhline(1, color='k', lw=0.8)
     for j, m in enumerate(ms):
         if m in GOALS: ax.hlines(GOALS[m], j - 0.45, j + 0.45, colors='g', linestyles='--', lw=1)
     ax.set_xticks(range(len(ms))); ax.set_xticklabels([MODELS[m] for m in ms], fontsize=8)
     ax.set_ylabel('training step time / dense (same process)')
-    lo = np.nanmin([r['ratio'] for r in rows if r.get('variant')] + [1.0])
+    lo = np.nanmin([r['lo'] for r in rows if r.get('variant')] + [1.0])
     ax.set_ylim(min(0.9, lo - 0.05), None)
-    ax.set_title('Step time relative to dense (SET/RigL: 1 update per 100 steps); green: goal')
+    ax.set_title('Step time / dense (SET/RigL: 1 update per 100 steps); bars: range over repeats; green: goal', fontsize=10)
     ax.legend(fontsize=7, ncol=2)
     names, vals, cols = [], [], []
     for (k, col) in (('main', '#1f77b4'), ('005cur', '#d62728'), ('005', '#ff7f0e')):
