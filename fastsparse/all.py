@@ -14,3 +14,4 @@ from .ste import *
 from .algorithms import *
 from .export import *
 from .grid import *
+from .distributed import *

@@ -1,0 +1,2 @@
+from fastsparse.train import main
+main()
