@@ -35,7 +35,15 @@ def _topk_indices(flat:torch.Tensor, k:int) -> torch.Tensor:
 
 def top_k_mask(t:torch.Tensor, n_keep:int, within:torch.Tensor|None=None) -> torch.Tensor:
     "A bool mask the shape of `t`, `True` at its `n_keep` largest values (only among `within`, if given)"
-    n_keep, n = int(n_keep), t.numel() if within is None else int(within.count_nonzero())
+    try: k = int(n_keep); whole = bool(k == n_keep)
+    except (TypeError, ValueError, OverflowError): whole = False
+    if not whole: raise ValueError(f"top_k_mask: n_keep must be a whole number of entries; got {n_keep!r}")
+    if within is not None:
+        if not isinstance(within, torch.Tensor) or within.dtype != torch.bool:
+            raise TypeError(f"top_k_mask: `within` must be a torch.bool mask; got {getattr(within, 'dtype', type(within).__name__)}")
+        if within.shape != t.shape:
+            raise ValueError(f"top_k_mask: `within` has shape {tuple(within.shape)}, the scores {tuple(t.shape)}: give one per score")
+    n_keep, n = k, t.numel() if within is None else int(within.count_nonzero())
     if not 0 <= n_keep <= n:
         raise ValueError(f"top_k_mask: n_keep={n_keep} is outside [0, {n}] for a tensor of shape {tuple(t.shape)}"
                          + (" (counting only the positions in `within`)" if within is not None else ""))
@@ -52,7 +60,10 @@ def top_k_mask(t:torch.Tensor, n_keep:int, within:torch.Tensor|None=None) -> tor
 # %% ../nbs/00_core.ipynb #4e166b34
 def n_ones(numel:int, sparsity:float) -> int:
     "Number of weights kept in a tensor of `numel` elements at `sparsity`: `round((1-sparsity)*numel)`"
-    return int(round((1. - float(sparsity)) * numel))
+    try: s = float(sparsity)
+    except (TypeError, ValueError): s = math.nan
+    if not 0. <= s <= 1.: raise ValueError(f"a sparsity is a number in [0, 1], the fraction of weights set to zero; got {sparsity!r}")
+    return int(round((1. - s) * numel))
 
 def sparse_mask(sizes, sparsity:float, device=None) -> torch.Tensor:
     "A random bool mask of shape `sizes` keeping exactly `n_ones(numel, sparsity)` entries"
@@ -91,7 +102,8 @@ def n_mask_bytes(numel:int) -> int:
 
 def pack_mask(mask:torch.Tensor) -> torch.Tensor:
     "The bool `mask` packed into a 1-d `uint8` tensor, one bit per entry, little bit order"
-    if mask.dtype != torch.bool: raise TypeError(f"pack_mask packs a torch.bool mask; got {mask.dtype}")
+    if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool:
+        raise TypeError(f"pack_mask packs a torch.bool mask; got {getattr(mask, 'dtype', type(mask).__name__)}")
     flat = mask.reshape(-1).view(torch.uint8)
     if flat.numel() % 8: flat = torch.cat([flat, flat.new_zeros(-flat.numel() % 8)])
     return (flat.view(-1, 8) << _bit_shifts(flat.device)).sum(1, dtype=torch.uint8)   # disjoint bits: sum is or
@@ -203,13 +215,13 @@ def uniform_sparsity(params:list, model_sparsity:float) -> list:
 
 def first_layer_dense_uniform(params:list, model_sparsity:float) -> list:
     "The first layer dense, the others at `model_sparsity`"
-    return [0.] + [float(model_sparsity)] * (len(params) - 1)
+    return [0.] * min(len(params), 1) + [float(model_sparsity)] * (len(params) - 1)
 
 def erdos_renyi_sparsity(params:list, model_sparsity:float, include_kernel:bool=True, erk_power_scale:float=1.0) -> list:
     "Erdos-Renyi(-Kernel) sparsities: denser layers where there are fewer connections per unit"
     shapes = [tuple(p.shape) for p in params]
     def raw(s): return (sum(s) / math.prod(s)) ** erk_power_scale if include_kernel else (s[0] + s[1]) / (s[0] * s[1])
-    density, dense = 1. - model_sparsity, set()
+    density, dense = 1. - model_sparsity, {i for i, s in enumerate(shapes) if not math.prod(s)}   # empty: nothing to keep
     while True:
         keep = sum(math.prod(s) * density for i, s in enumerate(shapes) if i not in dense)
         keep -= sum(math.prod(s) * model_sparsity for i, s in enumerate(shapes) if i in dense)
@@ -230,7 +242,7 @@ DISTRIBUTIONS = dict(uniform=uniform_sparsity, first_layer_dense=first_layer_den
 def get_distribution(spec):
     "A layer-sparsity function `f(params, sparsity)` from a name in `DISTRIBUTIONS` (or the function itself)"
     if callable(spec): return spec
-    if spec in DISTRIBUTIONS: return DISTRIBUTIONS[spec]
+    if isinstance(spec, str) and spec in DISTRIBUTIONS: return DISTRIBUTIONS[spec]
     raise ValueError(f"unknown sparsity distribution {spec!r}; use one of {', '.join(DISTRIBUTIONS)} or a function f(params, sparsity)")
 
 # %% ../nbs/00_core.ipynb #758636ca
@@ -348,8 +360,8 @@ def _layer_masks(sites, sparsities, pattern):
 def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, sparse_init_mode:str|None=None,
                    enforce_mask:bool=True, types=DEFAULT_SPARSE_TYPES, exclude=(), pattern=None,
                    packed:bool=False) -> SparseHooks:
-    "Mask the weights of `model` (a module or a `Learner`) to `model_sparsity`, distributed over layers by `sparse_f`"
-    model = _get_model(model)
+    "Mask the weights of `model` (a module or a `Learner`) to `model_sparsity`, distributed over layers by `sparse_f` (a function or a name)"
+    model, sparse_f = _get_model(model), get_distribution(sparse_f)
     fixed = None
     if pattern is not None:
         from fastsparse.patterns import get_pattern

@@ -16,6 +16,15 @@ __all__ = ['PATTERNS', 'Pattern', 'Unstructured', 'NM', 'Block', 'Channel', 'get
 # %% ../nbs/06_patterns.ipynb #8babeccf
 _NEG = -math.inf
 
+def _below(score, taken):
+    "`score` as a float tensor with the `taken` entries below all others (-inf there; an -inf score becomes the lowest finite one)"
+    s = score if score.is_floating_point() else score.float()
+    return s.clamp(min=torch.finfo(s.dtype).min).masked_fill_(taken, _NEG)
+
+def _check_count(pat, name, k, most, what):
+    if not 0 <= k <= most:
+        raise ValueError(f"{pat}: {name}={k!r} is outside [0, {most}], the number of {what} units of the mask")
+
 class Pattern:
     "Base class: a way of choosing which weights a mask keeps, in units of one or more weights"
     name = 'pattern'
@@ -41,12 +50,16 @@ class Pattern:
         return bool((self.expand(self.units(mask.float()) > 0, mask.shape) == mask).all())
     def drop(self, mask, keep_score, n_drop:int) -> torch.Tensor:
         "The mask that is left when the `n_drop` active units with the lowest `keep_score` leave `mask`"
+        self.check(mask.shape)
         um = self.units(mask.float()) > 0
-        return self.expand(top_k_mask(self.units(keep_score.float()), int(um.count_nonzero()) - n_drop, within=um), mask.shape)
+        n = int(um.count_nonzero()); _check_count(self, 'n_drop', n_drop, n, 'active')
+        return self.expand(top_k_mask(self.units(keep_score.float()), n - n_drop, within=um), mask.shape)
     def grow(self, kept, grow_score, n_grow:int) -> torch.Tensor:
         "`kept` plus the `n_grow` units outside it with the highest `grow_score`"
-        ku, gu = self.units(kept.float()) > 0, self.units(grow_score.float())
-        return self.expand(ku | top_k_mask(gu.masked_fill(ku, _NEG), n_grow), kept.shape)
+        self.check(kept.shape)
+        ku = self.units(kept.float()) > 0
+        _check_count(self, 'n_grow', n_grow, ku.numel() - int(ku.count_nonzero()), 'inactive')
+        return self.expand(ku | top_k_mask(_below(self.units(grow_score.float()), ku), n_grow), kept.shape)
     def drop_grow(self, mask, keep_score, grow_score, n_drop:int, n_grow:int):
         "(kept, new): `n_drop` active units out by `keep_score`, then `n_grow` units in by `grow_score`"
         kept = self.drop(mask, keep_score, n_drop)
@@ -61,9 +74,11 @@ class Unstructured(Pattern):
     def n_active(self, mask): return int(mask.count_nonzero())
     def conforms(self, mask): return True
     def drop(self, mask, keep_score, n_drop):
-        return top_k_mask(keep_score, int(mask.count_nonzero()) - n_drop, within=mask)
+        n = int(mask.count_nonzero()); _check_count(self, 'n_drop', n_drop, n, 'active')
+        return top_k_mask(keep_score, n - n_drop, within=mask)
     def grow(self, kept, grow_score, n_grow):
-        return kept | top_k_mask(grow_score.masked_fill(kept, _NEG), n_grow)
+        _check_count(self, 'n_grow', n_grow, kept.numel() - int(kept.count_nonzero()), 'inactive')
+        return kept | top_k_mask(_below(grow_score, kept), n_grow)
 
 def _in_last(t):
     "View `t` (out, in, *kernel) with the input dimension last: (out, *kernel, in)"
@@ -94,7 +109,7 @@ class NM(Pattern):
         g = self._groups(score)
         if within is not None:     # choose among candidates: they must hold at least n per group
             w = self._groups(within)
-            if int(w.sum(1).min()) < self.n: raise ValueError(f"{self.name}: a group has fewer than {self.n} candidates")
+            if bool((w.sum(1) < self.n).any()): raise ValueError(f"{self.name}: a group has fewer than {self.n} candidates")
             g = torch.where(w, g, torch.tensor(-math.inf, dtype=g.dtype, device=g.device))
         idx = torch.topk(g, self.n, dim=1, sorted=False).indices
         return self._back(torch.zeros_like(g, dtype=torch.bool).scatter_(1, idx, True), score.shape)
@@ -103,14 +118,18 @@ class NM(Pattern):
         return mask.dim() > 1 and mask.shape[1] % self.m == 0 and bool((self._groups(mask).sum(1) == self.n).all())
     def drop(self, mask, keep_score, n_drop):
         "Drop the layer's `n_drop` weakest active weights, wherever they are"
-        return top_k_mask(keep_score, int(mask.count_nonzero()) - n_drop, within=mask)
+        self.check(mask.shape)
+        n = int(mask.count_nonzero()); _check_count(self, 'n_drop', n_drop, n, 'active')
+        return top_k_mask(keep_score, n - n_drop, within=mask)
     def grow(self, kept, grow_score, n_grow):
         "Regrow in each group as many weights as it lost (`n_grow` must be their total)"
+        self.check(kept.shape)
         k = self._groups(kept)
         need = self.n - k.sum(1, keepdim=True)
-        if int(need.sum()) != n_grow or int(need.min()) < 0:
-            raise ValueError(f"{self.name} keeps {self.n} in every group: it regrows exactly what it drops")
-        order = self._groups(grow_score).float().masked_fill(k, _NEG).argsort(dim=1, descending=True)
+        if int(need.sum()) != n_grow or bool((need < 0).any()):
+            raise ValueError(f"{self.name} keeps {self.n} in every group: it regrows exactly what it drops "
+                             f"({int(need.clamp(min=0).sum())} here); got n_grow={n_grow!r}")
+        order = _below(self._groups(grow_score), k).argsort(dim=1, descending=True)
         take = torch.arange(self.m, device=k.device)[None] < need
         return self._back(k | torch.zeros_like(k).scatter_(1, order, take), kept.shape)
 
