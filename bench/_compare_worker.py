@@ -31,6 +31,11 @@ def env_info():
     try:
         import fastsparse
         info['fastsparse'] = getattr(fastsparse, '__version__', '?')
+        if hasattr(fastsparse, 'kernels') or getattr(fastsparse, '__version__', '') != '0.0.5':
+            from fastsparse import kernels
+            import numba
+            info['kernels'] = (f"numba {numba.__version__}, for updates of {kernels.MIN_WEIGHTS:,} weights or more"
+                               if kernels.enabled else 'off')
     except ImportError: pass
     return info
 

@@ -149,7 +149,8 @@ def fmt(x, f='{:.2f}', none='—'): return none if x is None else f.format(x)
 
 def env_line(r):
     e = r.get('env', {})
-    return f"Python {e.get('python')}, torch {e.get('torch')}, fastai {e.get('fastai')}, fastsparse {e.get('fastsparse')}"
+    k = f" (fused kernels: {e['kernels']})" if 'kernels' in e else ''
+    return f"Python {e.get('python')}, torch {e.get('torch')}, fastai {e.get('fastai')}, fastsparse {e.get('fastsparse')}{k}"
 
 def step_rows(res, c, E):
     "One row per (model, environment, variant): every figure of the table, ratios taken within the environment"
