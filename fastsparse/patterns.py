@@ -26,6 +26,7 @@ def _check_count(pat, name, k, most, what):
     if not 0 <= k <= most:
         raise ValueError(f"{pat}: {name}={k!r} is outside [0, {most}], the number of {what} units of the mask")
 
+# %% ../nbs/06_patterns.ipynb #6debca76
 class Pattern:
     "Base class: a way of choosing which weights a mask keeps, in units of one or more weights"
     name = 'pattern'
@@ -67,6 +68,7 @@ class Pattern:
         return kept, self.grow(kept, grow_score, n_grow)
     def __repr__(self): return self.name
 
+# %% ../nbs/06_patterns.ipynb #5c69047a
 class Unstructured(Pattern):
     "Any weights: the `round((1-s)*n)` best scores"
     name = 'unstructured'
@@ -81,6 +83,7 @@ class Unstructured(Pattern):
         _check_count(self, 'n_grow', n_grow, kept.numel() - int(kept.count_nonzero()), 'inactive')
         return kept | top_k_mask(_below(grow_score, kept), n_grow)
 
+# %% ../nbs/06_patterns.ipynb #a399ac9a
 def _in_last(t):
     "View `t` (out, in, *kernel) with the input dimension last: (out, *kernel, in)"
     return t.movedim(1, -1) if t.dim() > 2 else t
@@ -134,6 +137,7 @@ class NM(Pattern):
         take = torch.arange(self.m, device=k.device)[None] < need
         return self._back(k | torch.zeros_like(k).scatter_(1, order, take), kept.shape)
 
+# %% ../nbs/06_patterns.ipynb #305b9735
 class Block(Pattern):
     "Whole blocks of `h` outputs x `w` inputs (with their kernels), the best by summed score"
     def __init__(self, h:int, w:int):
@@ -159,6 +163,7 @@ class Block(Pattern):
         wb = None if within is None else self.units(within.float()) == self.h * self.w * math.prod(score.shape[2:])
         return self.expand(top_k_mask(bs, n_ones(bs.numel(), sparsity), within=wb), score.shape)
 
+# %% ../nbs/06_patterns.ipynb #1480826d
 class Channel(Pattern):
     "Whole output channels (rows of a `Linear`, filters of a `ConvNd`), the best by summed score"
     name = 'channel'
