@@ -10,17 +10,16 @@ import math, fnmatch
 import numpy as np
 import torch, torch.nn as nn
 import pandas as pd
-from torch.utils.weak import WeakIdKeyDictionary
 from fastcore.basics import store_attr, listify
 
 # %% auto #0
 __all__ = ['DEFAULT_SPARSE_TYPES', 'DISTRIBUTIONS', 'top_k_mask', 'n_ones', 'sparse_mask', 'sparse_mask_like', 'mask_from_tensor',
-           'sparsity_from_tensor', 'mask_', 'n_mask_bytes', 'pack_mask', 'unpack_mask', 'Site', 'sparse_sites',
-           'masked_sites', 'sparseable_modules', 'sparse_params', 'uniform_sparsity', 'first_layer_dense_uniform',
-           'erdos_renyi_sparsity', 'get_distribution', 'sparse_init_', 'SparseHooks', 'enforce_masks',
-           'remove_sparse_hooks', 'set_dense_grads', 'record_update', 'sparsify_model', 'unsparsify_model',
-           'pack_masks_', 'unpack_masks_', 'apply_masks', 'mask_grads_', 'zero_preserving', 'mask_markers',
-           'sparsity_report']
+           'sparsity_from_tensor', 'mask_', 'n_mask_bytes', 'pack_mask', 'unpack_mask', 'SparseRecord', 'Site',
+           'sparse_sites', 'masked_sites', 'sparseable_modules', 'sparse_params', 'uniform_sparsity',
+           'first_layer_dense_uniform', 'erdos_renyi_sparsity', 'get_distribution', 'sparse_init_', 'SparseHooks',
+           'enforce_masks', 'remove_sparse_hooks', 'set_dense_grads', 'record_update', 'sparsify_model',
+           'unsparsify_model', 'pack_masks_', 'unpack_masks_', 'apply_masks', 'mask_grads_', 'zero_preserving',
+           'mask_markers', 'sparsity_report']
 
 # %% ../nbs/00_core.ipynb #219b8495
 def _flatnonzero(b:torch.Tensor) -> torch.Tensor:
@@ -202,10 +201,44 @@ def unpack_mask(bits:torch.Tensor, shape) -> torch.Tensor:
     return out.view(torch.bool).view(shape)
 
 # %% ../nbs/00_core.ipynb #f63b4c6c
+_LAYOUTS = ('bool', 'packed')
+
+class SparseRecord:
+    "What fastsparse knows about one sparse weight, in one place; `state_dict()` is what checkpoints save of it"
+    saved = ('name', 'sparsity', 'pattern', 'source', 'constraint', 'layout', 'turnover')
+    def __init__(self, name:str, sparsity:float=0., pattern:str='unstructured', source:str='', constraint=None,
+                 layout:str='bool', turnover:int=0):
+        self.name, self.sparsity, self.pattern, self.source = str(name), float(sparsity), str(pattern), str(source)
+        self.constraint, self.layout, self.turnover = constraint, _check_layout(layout), int(turnover)
+        self.dense_grad = False     # not saved: the gradient reaches the optimizer unmasked (`set_dense_grads`)
+        self._active = None         # not saved: (mask buffer, its version and storage, flat indices of its kept weights)
+    def state_dict(self) -> dict:
+        "The saved fields, as plain Python values"
+        return {k: getattr(self, k) for k in self.saved}
+    def load_state_dict(self, d:dict):
+        "Take the saved fields of `d` (from `state_dict`), checked first"
+        bad = sorted(set(d) - set(self.saved))
+        if bad: raise ValueError(f"a sparse record has the fields {', '.join(self.saved)}; got {bad[0]!r} for {self.name}")
+        new = SparseRecord(**{**self.state_dict(), **d})          # checks every value before any changes
+        for k in self.saved: setattr(self, k, getattr(new, k))
+        return self
+    def __repr__(self):
+        extra = ''.join(f", {k}={getattr(self, k)!r}" for k in ('source', 'constraint') if getattr(self, k))
+        return f"SparseRecord({self.name}, sparsity={self.sparsity:.4g}, pattern={self.pattern!r}, layout={self.layout!r}{extra})"
+
+def _check_layout(layout):
+    if layout not in _LAYOUTS: raise ValueError(f"a mask layout is 'bool' or 'packed'; got {layout!r}")
+    return layout
+
+_RECORDS = '_sparse_records'        # the attribute of an owner module that holds {parameter name: SparseRecord}
+
+def _records(owner:nn.Module) -> dict:
+    "The records of the sparse weights `owner` holds (one dict per module, never replaced)"
+    return owner.__dict__.setdefault(_RECORDS, {})
+
+# %% ../nbs/00_core.ipynb #54b711e3
 DEFAULT_SPARSE_TYPES = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d,
                         nn.ConvTranspose1d, nn.ConvTranspose2d, nn.ConvTranspose3d)
-
-_ACTIVE = WeakIdKeyDictionary()     # mask buffer -> ((its version, its storage), flat indices of its True entries)
 
 class Site:
     "A sparse weight: `owner.<pname>`, enforced before `user` runs its forward, named `name` in the model"
@@ -225,7 +258,18 @@ class Site:
         "The bool mask (the buffer itself, or a fresh unpacked copy when the mask is packed)"
         return unpack_mask(self.mask_buffer, self.weight.shape) if self.packed else getattr(self.owner, self.pname + '_mask')
     @property
-    def sparsity(self) -> torch.Tensor: return getattr(self.owner, self.pname + '_sparsity')
+    def record(self) -> SparseRecord:
+        "This weight's `SparseRecord` (made from its mask buffer if the model was masked without one)"
+        recs = _records(self.owner)
+        rec = recs.get(self.pname)
+        if rec is None:
+            if not self.is_masked: raise ValueError(f"{self.name} has no mask: sparsify the model first")
+            rec = recs[self.pname] = _record_from_buffers(self)
+        return rec
+    @property
+    def sparsity(self) -> float:
+        "The target sparsity of this weight (`record.sparsity`)"
+        return self.record.sparsity
     @property
     def is_masked(self) -> bool: return hasattr(self.owner, self.pname + '_mask') or self.packed
     def set_mask_(self, new:torch.Tensor) -> torch.Tensor:
@@ -237,18 +281,17 @@ class Site:
     @property
     def active(self) -> torch.Tensor:
         "Flat indices of the weights the mask keeps, in no set order (kept between calls while the mask buffer is unchanged)"
-        buf = self.mask_buffer
-        hit = _ACTIVE.get(buf)
-        if hit is not None and hit[0] == (buf._version, buf.data_ptr()):
+        buf, hit = self.mask_buffer, self.record._active
+        if hit is not None and hit[0] is buf and hit[1] == (buf._version, buf.data_ptr()):
             # A write through `.data` leaves the version alone, so the version cannot vouch for them: distinct
             # indices, all kept, as many as the mask keeps, are exactly the kept ones (a count and a gather)
-            act, m = hit[1], self.mask.reshape(-1)
+            act, m = hit[2], self.mask.reshape(-1)
             if act.numel() == int(m.count_nonzero()) and bool(m.index_select(0, act).all()): return act
         return self._set_active(_flatnonzero(self.mask))
     def _set_active(self, idx:torch.Tensor) -> torch.Tensor:
         "Record `idx` as the kept weights' indices of the mask buffer as it is now"
         buf = self.mask_buffer
-        _ACTIVE[buf] = ((buf._version, buf.data_ptr()), idx)
+        self.record._active = (buf, (buf._version, buf.data_ptr()), idx)
         return idx
     def change_mask_(self, off:torch.Tensor, on:torch.Tensor, active:torch.Tensor|None=None) -> torch.Tensor:
         "Turn the mask off at the flat indices `off`, then on at `on`, in place (`active`: the kept indices after, if known)"
@@ -256,15 +299,19 @@ class Site:
         m.index_fill_(0, off, False); m.index_fill_(0, on, True)
         if self.packed: self.set_mask_(m.view(self.weight.shape))
         if active is not None: self._set_active(active)
-        else: _ACTIVE.pop(self.mask_buffer, None)         # recomputed when next asked for
+        else: self.record._active = None                  # recomputed when next asked for
         return self.mask_buffer
     @property
     def _mask_key(self): return self.pname + ('_mask_bits' if self.packed else '_mask')
-    @property
-    def info(self) -> dict:
-        "What the last mask update recorded for this weight (`record_update`): its pattern and turnover"
-        return self.owner.__dict__.get('_sparse_info', {}).get(self.pname, {})
     def __repr__(self): return f"Site({self.name}, {tuple(self.weight.shape)})"
+
+def _record_from_buffers(site) -> SparseRecord:
+    "A record for a masked weight that has none: its sparsity read off the mask"
+    packed = site.pname + '_mask_bits' in site.owner._buffers
+    buf = site.owner._buffers[site.pname + ('_mask_bits' if packed else '_mask')]
+    mask = unpack_mask(buf, site.weight.shape) if packed else buf
+    return SparseRecord(site.name, 1. - int(mask.count_nonzero()) / max(mask.numel(), 1), source='mask',
+                        layout='packed' if packed else 'bool')
 
 def _mha_pnames(m:nn.MultiheadAttention):
     return ['in_proj_weight'] if m.in_proj_weight is not None else ['q_proj_weight', 'k_proj_weight', 'v_proj_weight']
@@ -377,8 +424,8 @@ class SparseHooks:
     def remove(self):
         for h in self.handles: h.remove()
         for s in self.sites:
-            for a in ('_sparse_dense_grad',):
-                if hasattr(s.weight, a): delattr(s.weight, a)
+            rec = _records(s.owner).get(s.pname)
+            if rec is not None: rec.dense_grad = False
         self.handles = []
     def __enter__(self): return self
     def __exit__(self, *args): self.remove()
@@ -408,11 +455,13 @@ def _enforce_hook(sites):
 
 def _grad_hook(site):
     "Post-accumulate-grad hook masking the gradient of `site` (it runs every backward pass: kept lean)"
-    buffers, name = site.owner._buffers, site.pname + '_mask'
+    buffers, name, recs, pname = site.owner._buffers, site.pname + '_mask', _records(site.owner), site.pname
     cache = [False, -1, None, None]         # the mask buffer and its version it was made for, a float copy, its dtype
     def hook(p):
         g = p.grad
-        if g is None or p.__dict__.get('_sparse_dense_grad', False): return
+        if g is None: return
+        rec = recs.get(pname)
+        if rec is not None and rec.dense_grad: return
         m = buffers.get(name)
         if m is not cache[0] or m._version != cache[1] or g.dtype is not cache[3]:
             if m is None: mask_(g, unpack_mask(buffers[name + '_bits'], g.shape)); return   # packed: unpacked every time
@@ -441,12 +490,12 @@ def remove_sparse_hooks(model) -> int:
     for m in _get_model(model).modules():
         for d in [m._forward_pre_hooks] + [p._post_accumulate_grad_hooks or {} for p in m.parameters(recurse=False)]:
             for k in [k for k, h in d.items() if getattr(h, '_fastsparse', False)]: del d[k]; n += 1
-        for p in m.parameters(recurse=False): p.__dict__.pop('_sparse_dense_grad', None)
+        for rec in _records(m).values(): rec.dense_grad = False
     return n
 
 def set_dense_grads(sites:list, dense:bool=True):
     "Let the gradients of `sites` reach the optimizer unmasked (`dense=True`) or masked again"
-    for s in sites: s.weight._sparse_dense_grad = dense
+    for s in sites: s.record.dense_grad = dense
 
 # %% ../nbs/00_core.ipynb #8b5c0a97
 def _check_sparsity(model_sparsity):
@@ -461,11 +510,17 @@ def _get_model(o): return getattr(o, 'model', o) if not isinstance(o, nn.Module)
 def _dist_name(f): return getattr(f, '__name__', repr(f))
 
 def record_update(site, old_mask:torch.Tensor, new_mask:torch.Tensor, pattern:str='unstructured'):
-    "Note on `site`'s module how many connections its last mask update changed (its turnover) and its pattern"
+    "Note in `site`'s record how many connections its last mask update changed (its turnover) and its pattern"
     _note_update(site, int((old_mask != new_mask).count_nonzero()), pattern)
 
 def _note_update(site, turnover:int, pattern='unstructured'):
-    site.owner.__dict__.setdefault('_sparse_info', {})[site.pname] = dict(turnover=int(turnover), pattern=str(pattern))
+    rec = site.record
+    rec.turnover, rec.pattern = int(turnover), str(pattern)
+
+def _register_mask(site, mask:torch.Tensor, packed:bool, **record):
+    "Give `site` the mask buffer `mask` (packed if `packed`) and a fresh record with the fields `record`"
+    site.owner.register_buffer(site.pname + ('_mask_bits' if packed else '_mask'), pack_mask(mask) if packed else mask)
+    _records(site.owner)[site.pname] = SparseRecord(site.name, layout='packed' if packed else 'bool', **record)
 
 def _layer_masks(sites, sparsities, pattern):
     "Random initial masks for `sites` at `sparsities` (a pattern's masks when `pattern` is given)"
@@ -508,13 +563,12 @@ def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, 
                          f"it returned {sparsities}")
     if fixed is not None: sparsities = [0. if float(sp) == 0 else fixed for sp in sparsities]
     masks = _layer_masks(sites, sparsities, pattern)             # checks the pattern before any weight changes
+    pat_name = 'unstructured' if pattern is None else str(get_pattern(pattern))
     for st, sp, mask in zip(sites, sparsities, masks):
         w = st.weight
-        if packed: st.owner.register_buffer(st.pname + '_mask_bits', pack_mask(mask))
-        else: st.owner.register_buffer(st.pname + '_mask', mask)
         if pattern is not None: sp = 1. - int(mask.count_nonzero()) / mask.numel()   # blocks may round: the exact figure
-        st.owner.register_buffer(st.pname + '_sparsity', torch.tensor(float(sp), device=w.device))
-        if pattern is not None and sp > 0: record_update(st, mask, mask, get_pattern(pattern))
+        _register_mask(st, mask, packed, sparsity=float(sp), pattern=pat_name if sp > 0 else 'unstructured',
+                       source=f"{_dist_name(sparse_f)} at {s:g}")
         if sparse_init_mode: sparse_init_(w.data, mask, sparse_init_mode)
         else:
             with torch.no_grad(): mask_(w.data, mask)
@@ -523,13 +577,14 @@ def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, 
 def unsparsify_model(model):
     "Delete the mask buffers of `model` (remove its hooks first); the weights keep their zeros"
     for s in masked_sites(_get_model(model)):
-        delattr(s.owner, s._mask_key); delattr(s.owner, s.pname + '_sparsity')
+        delattr(s.owner, s._mask_key); _records(s.owner).pop(s.pname, None)
 
 def _relayout_(site, packed):
     if site.packed == packed: return
-    mask = site.mask
+    mask, rec = site.mask, site.record
     delattr(site.owner, site._mask_key)
     site.owner.register_buffer(site.pname + ('_mask_bits' if packed else '_mask'), pack_mask(mask) if packed else mask)
+    rec.layout, rec._active = 'packed' if packed else 'bool', None
 
 def pack_masks_(model) -> list:
     "Store every mask of `model` (a module or a `Learner`) packed, one bit per weight, in place; return its sites"
@@ -586,11 +641,9 @@ def sparsity_report(model, pattern:str|None=None) -> pd.DataFrame:
     "Per-layer sparsity of a sparse model: name, shape, pattern, target and actual sparsity, nonzeros, turnover, totals"
     rows = []
     for s in masked_sites(_get_model(model)):
-        n, nnz = s.weight.numel(), torch.count_nonzero(s.weight).item()
-        info = s.info
-        rows.append(dict(layer=s.name, shape=tuple(s.weight.shape), pattern=pattern or info.get('pattern', 'unstructured'),
-                         target_sparsity=s.sparsity.item(), sparsity=1 - nnz / n, nonzeros=nnz, numel=n,
-                         turnover=info.get('turnover', 0)))
+        n, nnz, rec = s.weight.numel(), torch.count_nonzero(s.weight).item(), s.record
+        rows.append(dict(layer=s.name, shape=tuple(s.weight.shape), pattern=pattern or rec.pattern,
+                         target_sparsity=rec.sparsity, sparsity=1 - nnz / n, nonzeros=nnz, numel=n, turnover=rec.turnover))
     df = pd.DataFrame(rows, columns=['layer', 'shape', 'pattern', 'target_sparsity', 'sparsity', 'nonzeros', 'numel', 'turnover'])
     if rows:
         n, nnz = df.numel.sum(), df.nonzeros.sum()
