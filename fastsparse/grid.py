@@ -30,6 +30,7 @@ GRID_PRESETS = dict(
     gpu=dict(dataset='fashion-mnist', models=['resnet18'], sparsities=[0.8, 0.9, 0.95, 0.98], seeds=[0, 1, 2],
              epochs={'resnet18': 20}, bs=256, lr=3e-3, needs_cuda=True))
 
+# %% ../nbs/14_grid.ipynb #cadb6677
 def _key(model, method, sparsity, seed): return (str(model), str(method), round(float(sparsity), 6), int(seed))
 
 def run_grid(preset:str='smoke', methods=None, data_path=None, log=print, done=None, on_run=None, **overrides) -> pd.DataFrame:
@@ -58,6 +59,7 @@ def run_grid(preset:str='smoke', methods=None, data_path=None, log=print, done=N
             log(f"{model:7s} {method:17s} sparsity {sp:.2f} seed {seed}: accuracy {r['accuracy']:.4f} ({r['train_time_s']:.1f}s)")
     return pd.DataFrame(rows)
 
+# %% ../nbs/14_grid.ipynb #82818201
 def summarize(runs:pd.DataFrame) -> pd.DataFrame:
     "Mean and standard deviation over seeds of each model x method x sparsity"
     g = runs.groupby(['model', 'method', 'sparsity'], sort=False)
@@ -67,6 +69,7 @@ def summarize(runs:pd.DataFrame) -> pd.DataFrame:
     out['std'] = out['std'].fillna(0.)
     return out
 
+# %% ../nbs/14_grid.ipynb #2c6e3a4a
 def write_results(runs:pd.DataFrame, out_dir, title:str='', command:str='') -> dict:
     "Write `grid.csv` (every run), `grid.md` (the summary) and `grid.png` (accuracy against sparsity); return the paths"
     out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)
@@ -93,6 +96,7 @@ def write_results(runs:pd.DataFrame, out_dir, title:str='', command:str='') -> d
     fig.tight_layout(); fig.savefig(out / 'grid.png', dpi=100); plt.close(fig)
     return dict(csv=out / 'grid.csv', md=out / 'grid.md', png=out / 'grid.png')
 
+# %% ../nbs/14_grid.ipynb #038a7b1a
 def grid_main(preset, out_dir, epochs=None, seeds=None, sparsities=None, data_path=None, methods=None, resume=False):
     "What `fastsparse-train --grid PRESET` runs: each finished run goes to `out_dir/grid.csv` at once; `resume` skips those"
     ov = dict(seeds=list(range(seeds)) if seeds else None, sparsities=sparsities, epochs=epochs)
