@@ -23,6 +23,7 @@ def world_size() -> int:
     "Number of processes in the default process group (1 when none is initialised)"
     return dist.get_world_size() if dist.is_available() and dist.is_initialized() else 1
 
+# %% ../nbs/16_distributed.ipynb #78f6f09c
 def _comm_device():
     "Where the default group's collectives run: the current GPU for nccl, else the CPU"
     if dist.get_backend() == 'nccl': return torch.device('cuda', torch.cuda.current_device())
@@ -49,6 +50,7 @@ def broadcast_(tensors:list, src:int=0) -> list:
                 for t in ts: t.copy_(flat[i:i + t.numel()].view(t.shape)); i += t.numel()
     return tensors
 
+# %% ../nbs/16_distributed.ipynb #d80d0b24
 def sync_sites_(sites:list, weights:bool=True, src:int=0):
     "Give every process the masks (and, if `weights`, the weights and sparsities) of `sites` on process `src`"
     if world_size() < 2 or not sites: return
@@ -81,6 +83,7 @@ def setup_ddp(backend:str|None=None) -> bool:
     dist.init_process_group(backend or ('nccl' if cuda else 'gloo'))
     return True
 
+# %% ../nbs/16_distributed.ipynb #9feafcf9
 def _mask_buffer_names(model) -> list:
     return [n for n, _ in model.named_buffers() if n.endswith(('_mask', '_mask_bits', '_sparsity'))]
 
@@ -116,6 +119,7 @@ class DDPTrainer(Callback):
     def before_validate(self): self.learn.dl = self._wrap_dl(self.learn.dl)
     def after_fit(self): self.learn.model, self.learn.dls.loaders = self.learn.model.module, self.old_dls
 
+# %% ../nbs/16_distributed.ipynb #2cf849a3
 @patch
 @contextmanager
 def ddp_ctx(self:Learner, sync_bn:bool=True, backend:str|None=None, **ddp_kwargs):
