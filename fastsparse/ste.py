@@ -32,6 +32,7 @@ class STEMask(nn.Module):
             self.mask = self.pattern.mask(s, self.sparsity)
         return w + (w * self.mask - w).detach()
 
+# %% ../nbs/11_ste.ipynb #ab5399a5
 STE_ALGORITHMS = dict(magnitude_ste='magnitude', random_ste='random')
 
 def _ste_args(sparsity, algorithm, pattern):
@@ -52,6 +53,7 @@ def ste_sparsify(model, sparsity:float|None, algorithm:str='magnitude_ste', patt
     for s in sites: parametrize.register_parametrization(s.owner, 'weight', STEMask(sparsity, STE_ALGORITHMS[algorithm], pat))
     return [s.owner for s in sites]
 
+# %% ../nbs/11_ste.ipynb #16ff640c
 def _ste_modules(model) -> list:
     return [m for m in _get_model(model).modules()
             if parametrize.is_parametrized(m, 'weight') and isinstance(m.parametrizations.weight[0], STEMask)]
@@ -60,10 +62,12 @@ def ste_finalize(model):
     "Replace each straight-through weight by its masked value and remove the parametrization"
     for m in _ste_modules(model): parametrize.remove_parametrizations(m, 'weight', leave_parametrized=True)
 
+# %% ../nbs/11_ste.ipynb #eed3c703
 def is_ste(model) -> bool:
     "Whether `model` has straight-through sparse weights"
     return bool(_ste_modules(model))
 
+# %% ../nbs/11_ste.ipynb #a26d6cf6
 class STECallback(Callback):
     "Straight-through sparse training with a fastai `Learner`: sparsify before fitting, make it permanent after"
     def __init__(self, sparsity:float|None, algorithm:str='magnitude_ste', pattern='unstructured', exclude=(),
