@@ -37,6 +37,7 @@ def _choice(kind, v, options):
     if v not in options: raise ValueError(f"unknown {kind} {v!r}; choose one of: {', '.join(options)}")
     return v
 
+# %% ../nbs/05_train.ipynb #28d777aa
 def make_learner(dataset='digits', model='mlp', bs=64, seed=42, data_path=None, n_train=None) -> Learner:
     "A fastai `Learner` for `model` on `dataset`, on the GPU when there is one"
     _choice('dataset', dataset, DATASETS); _choice('model', model, MODELS)
@@ -50,6 +51,7 @@ def make_learner(dataset='digits', model='mlp', bs=64, seed=42, data_path=None, 
                resnet18=lambda: resnet18_cifar())[model]()
     return Learner(dls, net, loss_func=CrossEntropyLossFlat(), metrics=accuracy)
 
+# %% ../nbs/05_train.ipynb #f8f1da36
 def train(method='rigl', sparsity:float|None=0.9, distribution='erk', dataset='digits', model='mlp', epochs=20, bs=64,
           lr=1e-2, batches_per_update=None, seed=42, data_path=None, n_train=None, show_progress=True,
           pattern='unstructured', sync_report=None) -> dict:
