@@ -17,14 +17,6 @@ __all__ = ['trace_positions', 'layer_flops', 'count_flops', 'FlopsCounter']
 # %% ../nbs/04_flops.ipynb #2a858c4f
 _CONV_T = (nn.ConvTranspose1d, nn.ConvTranspose2d, nn.ConvTranspose3d)
 
-def _weights(m):
-    "The (owner, weight name) pairs whose products `m`'s forward computes"
-    if isinstance(m, nn.MultiheadAttention):
-        return [(m, p) for p in ('in_proj_weight', 'q_proj_weight', 'k_proj_weight', 'v_proj_weight')
-                if getattr(m, p, None) is not None] + [(m.out_proj, 'weight')]
-    if isinstance(m, nn.RNNBase): return [(m, p) for p, _ in m.named_parameters(recurse=False) if p.startswith('weight_')]
-    return [(m, 'weight')]
-
 def _positions(m, inp, out):
     "Per-batch count of the positions where each weight of `m` is applied once"
     if isinstance(m, _CONV_T): x = inp[0]; return x.numel() // x.shape[1]
@@ -51,6 +43,15 @@ def trace_positions(model:nn.Module, xb) -> dict:
         for h in hs: h.remove()
     return {m: p / bs for m, p in pos.items()}
 
+# %% ../nbs/04_flops.ipynb #c50ee3d3
+def _weights(m):
+    "The (owner, weight name) pairs whose products `m`'s forward computes"
+    if isinstance(m, nn.MultiheadAttention):
+        return [(m, p) for p in ('in_proj_weight', 'q_proj_weight', 'k_proj_weight', 'v_proj_weight')
+                if getattr(m, p, None) is not None] + [(m.out_proj, 'weight')]
+    if isinstance(m, nn.RNNBase): return [(m, p) for p, _ in m.named_parameters(recurse=False) if p.startswith('weight_')]
+    return [(m, 'weight')]
+
 def layer_flops(positions:dict, sparse:bool=True) -> tuple:
     "(dense, sparse) forward FLOPs per sample from `trace_positions`"
     dense = sp = 0.
@@ -63,6 +64,7 @@ def layer_flops(positions:dict, sparse:bool=True) -> tuple:
         if isinstance(b, torch.Tensor): dense += p * b.numel(); sp += p * b.numel()
     return dense, sp
 
+# %% ../nbs/04_flops.ipynb #6dea914c
 def count_flops(model:nn.Module, xb, sparse:bool=True) -> float:
     "Forward FLOPs per sample of `model` on the batch `xb`, counting only kept weights when `sparse`"
     return layer_flops(trace_positions(model, xb), sparse)[1]
