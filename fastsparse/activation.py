@@ -30,6 +30,7 @@ def prune_act_unstruct(x:torch.Tensor, density:float) -> torch.Tensor:
     mask = torch.zeros_like(flat, dtype=torch.bool).scatter_(1, idx, True)
     return x * mask.view(x.shape)
 
+# %% ../nbs/08_activation.ipynb #f66f809d
 def prune_act_struct(x:torch.Tensor, pattern=(2, 4), dim:int=1) -> torch.Tensor:
     "Keep the `n` largest-magnitude of every `m` consecutive activations along `dim`"
     nm = pattern if isinstance(pattern, NM) else NM(*pattern)
@@ -41,12 +42,14 @@ def prune_act_struct(x:torch.Tensor, pattern=(2, 4), dim:int=1) -> torch.Tensor:
     mask = torch.zeros_like(g, dtype=torch.bool).scatter_(1, torch.topk(g, nm.n, dim=1, sorted=False).indices, True)
     return x * mask.view(xm.shape).movedim(-1, dim)
 
+# %% ../nbs/08_activation.ipynb #6e56f674
 class ActSparse(nn.Module):
     "Layer form of `prune_act_unstruct`"
     def __init__(self, density:float): super().__init__(); self.density = _check_density(density)
     def forward(self, x): return prune_act_unstruct(x, self.density)
     def extra_repr(self): return f'density={self.density}'
 
+# %% ../nbs/08_activation.ipynb #57c8fad9
 class ActNM(nn.Module):
     "Layer form of `prune_act_struct`"
     def __init__(self, n:int, m:int, dim:int=1): super().__init__(); self.nm, self.dim = NM(n, m), dim
