@@ -25,6 +25,7 @@ def tensor_dls(x_train, y_train, x_valid, y_valid, bs:int=64, seed:int|None=None
     val = DataLoader(list(zip(x_valid, y_valid)), bs=bs * 2, device=device)
     return DataLoaders(trn, val, device=device)
 
+# %% ../nbs/01_data.ipynb #0b882d2b
 def digits_dls(bs:int=64, valid_pct:float=0.2, seed:int=42, flat:bool=True, device=None) -> DataLoaders:
     "scikit-learn's 8x8 digits (1797 images, 10 classes), scaled to [0, 1]; `flat=False` gives 1x8x8 images"
     from sklearn.datasets import load_digits
@@ -38,10 +39,6 @@ def digits_dls(bs:int=64, valid_pct:float=0.2, seed:int=42, flat:bool=True, devi
     return tensor_dls(x[t], y[t], x[v], y[v], bs=bs, seed=seed, device=device)
 
 # %% ../nbs/01_data.ipynb #7c83fd0d
-FASHION_MNIST_PATH = Path('/usr/share/datasets/fashion-mnist')
-_FMNIST_FILES = dict(x_train='train-images-idx3-ubyte', y_train='train-labels-idx1-ubyte',
-                     x_valid='t10k-images-idx3-ubyte', y_valid='t10k-labels-idx1-ubyte')
-
 def read_idx(fn) -> np.ndarray:
     "Read an IDX file (as in MNIST and Fashion-MNIST), gzipped or not"
     fn = Path(fn)
@@ -50,6 +47,11 @@ def read_idx(fn) -> np.ndarray:
     if zero != 0 or dtype != 0x08: raise ValueError(f"{fn} is not an IDX file of unsigned bytes")
     shape = struct.unpack('>' + 'I' * ndim, data[4:4 + 4 * ndim])
     return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * ndim).reshape(shape)
+
+# %% ../nbs/01_data.ipynb #53ff5817
+FASHION_MNIST_PATH = Path('/usr/share/datasets/fashion-mnist')
+_FMNIST_FILES = dict(x_train='train-images-idx3-ubyte', y_train='train-labels-idx1-ubyte',
+                     x_valid='t10k-images-idx3-ubyte', y_valid='t10k-labels-idx1-ubyte')
 
 def _find_idx(path:Path, stem:str):
     for cand in (stem, stem + '.gz', stem.replace('-idx', '.idx'), stem.replace('-idx', '.idx') + '.gz'):
@@ -76,18 +78,21 @@ def lenet_300_100(n_in:int=784, n_out:int=10) -> nn.Sequential:
     "The LeNet-300-100 MLP"
     return nn.Sequential(nn.Flatten(), nn.Linear(n_in, 300), nn.ReLU(), nn.Linear(300, 100), nn.ReLU(), nn.Linear(100, n_out))
 
+# %% ../nbs/01_data.ipynb #d55cd122
 def lenet5(c_in:int=1, n_out:int=10, size:int=28) -> nn.Sequential:
     "LeNet-5 with ReLU and max pooling, for `size`x`size` inputs"
     feat = ((size - 4) // 2 - 4) // 2
     return nn.Sequential(nn.Conv2d(c_in, 6, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2),
                          nn.Flatten(), nn.Linear(16 * feat * feat, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, n_out))
 
+# %% ../nbs/01_data.ipynb #5f358556
 def small_cnn(c_in:int=1, n_out:int=10, width:int=32) -> nn.Sequential:
     "A small CNN: three conv-BN-ReLU blocks, global pooling and a linear head"
     def blk(ci, co, stride): return [nn.Conv2d(ci, co, 3, stride, 1, bias=False), nn.BatchNorm2d(co), nn.ReLU()]
     return nn.Sequential(*blk(c_in, width, 1), *blk(width, width * 2, 2), *blk(width * 2, width * 4, 2),
                          nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(width * 4, n_out))
 
+# %% ../nbs/01_data.ipynb #83ddf644
 def resnet18_cifar(c_in:int=1, n_out:int=10) -> nn.Module:
     "torchvision's ResNet-18 with the CIFAR-style stem of the RigL paper's small-image runs: a 3x3 stride-1 convolution, no max-pool"
     from torchvision.models import resnet18
