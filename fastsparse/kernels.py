@@ -18,20 +18,23 @@ __all__ = ['enabled', 'MIN_WEIGHTS', 'worth', 'usable', 'rewire', 'zero_outside_
 # %% ../nbs/17_kernels.ipynb #513497eb
 enabled = importlib.util.find_spec('numba') is not None and os.environ.get('FASTSPARSE_KERNELS', '1') != '0'
 MIN_WEIGHTS = 1 << 20       # below this many weights NumPy and PyTorch are about as fast, without loading a compiler
-_DTYPES = (torch.float32, torch.float64)
 
 def worth(n_weights:int) -> bool:
     "Whether an update of `n_weights` weights in all should use the kernels: enabled, and at least `MIN_WEIGHTS`"
     return enabled and n_weights >= MIN_WEIGHTS
 
-def _nb():
-    "The compiled kernels: Numba is imported, and they are compiled or loaded from its cache, on first use"
-    from fastsparse import _numba
-    return _numba
+# %% ../nbs/17_kernels.ipynb #4d745fd6
+_DTYPES = (torch.float32, torch.float64)
 
 def usable(*ts:torch.Tensor) -> bool:
     "Whether the kernels can read the tensors `ts`: installed and enabled, on the CPU, contiguous, float32 or float64"
     return enabled and all(t.device.type == 'cpu' and t.dtype in _DTYPES and t.is_contiguous() for t in ts)
+
+# %% ../nbs/17_kernels.ipynb #c5ce1564
+def _nb():
+    "The compiled kernels: Numba is imported, and they are compiled or loaded from its cache, on first use"
+    from fastsparse import _numba
+    return _numba
 
 # %% ../nbs/17_kernels.ipynb #765af360
 def _by_keys(keys:np.ndarray, k:int, largest:bool) -> np.ndarray:
@@ -54,6 +57,7 @@ def _keyed(s:np.ndarray) -> bool:
     "Whether scores `s` can be made keys: float32, and indices below 2**32"
     return s.dtype == np.float32 and s.size <= 1 << 32
 
+# %% ../nbs/17_kernels.ipynb #1ea4698d
 def _cut(s:np.ndarray, k:int, m:int, largest:bool) -> float:
     "A threshold past the cut of the `k` largest (smallest) of `m` scores, read off their sample `s`: four standard deviations beyond it"
     ms = s.size
@@ -96,6 +100,7 @@ def rewire(keep:torch.Tensor, keep_abs:bool, grow:torch.Tensor, grow_abs:bool, m
         else: grown = _select(gs, grow_abs, np.concatenate((gi, back)), n_grow, True)
     return dropped, grown, int(np.count_nonzero(m[grown]))
 
+# %% ../nbs/17_kernels.ipynb #1c107ea1
 def zero_outside_(t:torch.Tensor, mask:torch.Tensor):
     "Zero the contiguous CPU float tensor `t` where the bool `mask` is off, in one pass that writes only nonzero entries"
     _nb().zero_outside(t.detach().numpy().reshape(-1), mask.numpy().reshape(-1))
