@@ -6,454 +6,148 @@ Docs: https://fastsparse.github.io/fastsparse/callback.html.md"""
 
 # %% ../nbs/02_callback.ipynb #d08eb1c2
 from __future__ import annotations
-import math, warnings
-from functools import partial
-from concurrent.futures import ThreadPoolExecutor
 import torch, torch.nn as nn
-from fastcore.basics import store_attr, listify
+from fastcore.basics import listify
 from fastai.callback.core import Callback, CancelStepException
 from fastai.callback.training import GradientClip
 from fastai.callback.schedule import sched_cos
 from .core import *
-from .core import _top_k, _note_update
-from .patterns import get_pattern, Unstructured, _check_count
-from .distributed import broadcast_, sync_sites_, world_size
-from . import kernels
+from .schedule import *
+from .rewire import *
+from .rewire import _check_redistribution
+from .patterns import get_pattern
 
 # %% auto #0
-__all__ = ['SET_presets', 'SNFS_presets', 'RigL_presets', 'Static_presets', 'PAPER_UPDATE_INTERVALS', 'opt_state', 'random_score',
-           'weight_magnitude', 'gradient_magnitude', 'gradient_momentum', 'allocate', 'momentum_redistribution',
-           'zero_opt_state_', 'drop_grow_', 'finite_grads', 'DynamicSparseTrainingCallback']
+__all__ = ['SET_presets', 'SNFS_presets', 'RigL_presets', 'Static_presets', 'PAPER_UPDATE_INTERVALS', 'SparseCallback',
+           'DynamicSparseTrainingCallback']
 
 # %% ../nbs/02_callback.ipynb #1aecf81f
-_MOMENTUM_KEYS = ('grad_avg', 'momentum_buffer', 'exp_avg')
+_EVENTS = ('after_create', 'before_fit', 'before_epoch', 'before_train', 'before_batch', 'after_pred', 'after_loss',
+           'before_backward', 'after_cancel_backward', 'after_backward', 'before_step', 'after_cancel_step', 'after_step',
+           'after_cancel_batch', 'after_batch', 'after_cancel_train', 'after_train', 'before_validate',
+           'after_cancel_validate', 'after_validate', 'after_cancel_epoch', 'after_epoch', 'after_cancel_fit', 'after_fit')
 
-def opt_state(opt, p:torch.Tensor) -> dict:
-    "The per-parameter state that `opt` (fastai or PyTorch) keeps for `p` (empty if none yet)"
-    if opt is None: return {}
-    inner = getattr(opt, 'opt', None)
-    state = inner.state if isinstance(inner, torch.optim.Optimizer) else getattr(opt, 'state', {})
-    return state.get(p, {}) if hasattr(state, 'get') else {}
+class SparseCallback(Callback):
+    "A fastai callback that drives a `SparseUpdater` (`self.updater`) at fastai's events"
+    order = GradientClip.order + 1
+    _handled = frozenset()
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._handled = frozenset(e for e in _EVENTS if callable(getattr(cls, e, None)))
 
-def random_score(param, opt):
-    "Uniform random scores (SET's growth), from PyTorch's seeded generator"
-    return torch.rand_like(param, dtype=torch.float32)
+    def __call__(self, event_name):
+        "Run this class's handler of `event_name`, if it has one (the optimizer-step events without fastai's lookups)"
+        if event_name == 'before_step' or event_name == 'after_step':
+            return getattr(self, event_name)() if self.run else None
+        if event_name in self._handled: return super().__call__(event_name)
 
-def weight_magnitude(param, opt):
-    "|w|: the keep score of SET, SNFS and RigL"
-    return param.detach().abs()
+    def sparsify(self, model:nn.Module):
+        "Override to sparsify an unmasked `model` before training; return the hooks made, if any"
+    def select_sites(self, sites:list) -> list:
+        "Override to choose which masked weights the updater works on"
+        return sites
 
-def _weight_magnitude_at(param, opt, idx):
-    "|w| at the flat indices `idx` only"
-    return param.detach().reshape(-1).index_select(0, idx).abs()
-weight_magnitude.at = _weight_magnitude_at      # updates then read only the active weights to choose what to drop
-def _weight(param, opt): return param.detach()
-weight_magnitude.abs_of = _weight
+    def before_fit(self):
+        self.hooks = self.sparsify(self.learn.model)
+        resume = getattr(self.learn, 'sparse_state', None)
+        state = resume.pop(type(self).__name__, None) if isinstance(resume, dict) else None
+        dls = getattr(self.learn, 'dls', None)
+        total = getattr(self.learn, 'total_steps', None) or (self.n_epoch * len(dls.train) if dls is not None else None)
+        self.updater.start(self.learn.model, self.learn.opt, n_epoch=getattr(self.learn, 'n_epoch', None),
+                           total_steps=total, state=state, sites=self.select_sites(masked_sites(self.learn.model)))
 
-def _gradient(param, opt):
-    if param.grad is None:
-        raise RuntimeError("gradient_magnitude: the weight has no gradient; scores are computed between backward and step")
-    return param.grad.detach()
+    def before_step(self):
+        if self.updater.before_step(self.learn.pct_train): raise CancelStepException()   # the step is skipped
+    def after_step(self): self.updater.after_step()
+    def after_epoch(self): self.updater.after_epoch()
+    def after_fit(self):
+        self.updater.finish()
+        if self.hooks is not None: self.learn.sparse_hooks = self.hooks
+        self.learn.sparse_state = {type(self).__name__: self.updater.state_dict()}
 
-def gradient_magnitude(param, opt):
-    "|dL/dw| of the current (dense) gradient: RigL's growth"
-    return _gradient(param, opt).abs()
-gradient_magnitude.abs_of = _gradient
-
-def _momentum(param, opt):
-    st = opt_state(opt, param)
-    for k in _MOMENTUM_KEYS:
-        if k in st: return st[k].detach()
-    return torch.zeros_like(param, dtype=torch.float32)   # no step taken yet: no momentum, no preference
-
-def gradient_momentum(param, opt):
-    "|momentum| of the gradient from the optimizer state: SNFS's growth"
-    return _momentum(param, opt).abs()
-gradient_momentum.abs_of = _momentum
-gradient_momentum.dense_grads = gradient_momentum.needs_momentum = True
+    def state_dict(self) -> dict: "The updater's place in its schedule, for checkpoints"; return self.updater.state_dict()
+    def load_state_dict(self, d:dict): self.updater.load_state_dict(d)
+    @property
+    def sites(self) -> list: "The masked weights the updater works on"; return self.updater.sites
+    @property
+    def schedule(self) -> MaskSchedule: "The updater's schedule"; return self.updater.schedule
+    @property
+    def n_steps(self) -> int: "Optimizer steps taken under this callback"; return self.updater.n_steps
+    @property
+    def n_updates(self) -> int: "Mask updates made"; return self.updater.n_updates
+    @property
+    def n_skipped_updates(self) -> int: "Updates skipped because the gradients were not finite"; return self.updater.n_skipped
 
 # %% ../nbs/02_callback.ipynb #224080c9
-def allocate(total:int, shares:list, capacity:list) -> list:
-    "Split `total` into integers proportional to `shares`, each at most `capacity`, summing exactly to `total`"
-    total = int(total)
-    if total > sum(capacity): raise ValueError(f"cannot place {total} weights in a capacity of {sum(capacity)}")
-    out, open_ = [0] * len(shares), [i for i, c in enumerate(capacity) if c > 0]
-    left = total
-    while left > 0:
-        w = [max(float(shares[i]), 0.) for i in open_]
-        if sum(w) <= 0 or not all(math.isfinite(x) for x in w): w = [float(capacity[i] - out[i]) for i in open_]
-        ideal = [left * x / sum(w) for x in w]
-        full = [i for i, x in zip(open_, ideal) if out[i] + x >= capacity[i]]
-        if full:                                   # fill the layers that overflow, share the rest again
-            for i in full: left -= capacity[i] - out[i]; out[i] = capacity[i]
-            open_ = [i for i in open_ if i not in full]
-            continue
-        base = [int(math.floor(x)) for x in ideal]
-        rest = left - sum(base)
-        order = sorted(range(len(open_)), key=lambda j: ideal[j] - base[j], reverse=True)
-        for j in order[:rest]: base[j] += 1
-        for i, b in zip(open_, base): out[i] += b
-        left = 0
-    return out
-
-def momentum_redistribution(param, mask, opt) -> float:
-    "Mean |momentum| of the active weights: a layer's share of the regrown weights in SNFS"
-    mom = gradient_momentum(param, opt)
-    n = int(mask.count_nonzero())
-    return float(mom[mask].sum()) / n if n else 0.
-momentum_redistribution.needs_momentum = True
-
-# %% ../nbs/02_callback.ipynb #f39f5b69
-def _check_score(f, score, w, site):
-    if not isinstance(score, torch.Tensor) or score.shape != w.shape:
-        got = tuple(score.shape) if isinstance(score, torch.Tensor) else type(score).__name__
-        raise ValueError(f"score function {getattr(f, '__name__', f)!r} returned shape {got} for {site.name}, "
-                         f"whose weight has shape {tuple(w.shape)}: return one score per weight")
-    return score
-
-def zero_opt_state_(opt, p:torch.Tensor, keep:torch.Tensor):
-    "Zero every per-weight optimizer state tensor of `p` outside `keep`"
-    for v in _weight_states(opt, p): mask_(v, keep)
-
-_POOL = {}
-
-def _run_all(jobs:list):
-    "Run the `(size, job)` pairs: on as many threads as PyTorch uses, largest first (the kernels release the GIL)"
-    n = min(torch.get_num_threads(), len(jobs))
-    if n < 2:
-        for _, f in jobs: f()
-        return
-    if n not in _POOL: _POOL[n] = ThreadPoolExecutor(n, thread_name_prefix='fastsparse')
-    for r in [_POOL[n].submit(f) for _, f in sorted(jobs, key=lambda j: -j[0])]: r.result()
-
-def _weight_states(opt, w) -> list:
-    "The optimizer state tensors of `w` that hold one value per weight"
-    return [v for v in opt_state(opt, w).values() if isinstance(v, torch.Tensor) and v.shape == w.shape]
-
-def _magnitude_of(f, w, opt, site):
-    "`(t, True)`: the score `f` is the magnitude of `t` (`f.abs_of`); else `(f's scores, False)`"
-    src = getattr(f, 'abs_of', None)
-    t = src(w, opt) if src is not None else None
-    if isinstance(t, torch.Tensor) and t.shape == w.shape: return t, True
-    return _check_score(f, f(w, opt), w, site), False
-
-def _by_index(site, pat) -> bool:
-    "Whether `drop_grow_` updates `site` by indices: single weights, a bool mask, a contiguous weight, one process"
-    return type(pat) is Unstructured and not site.packed and site.weight.is_contiguous() and world_size() < 2
-
-def _check_single(site, n_drop:int, n_grow:int, n_act:int, keep_score, grow_score):
-    "The checks of a drop-and-grow of single weights, before anything changes: one score per weight, counts in range"
-    w = site.weight
-    for name, sc in (('keep_score', keep_score), ('grow_score', grow_score)):
-        if isinstance(sc, torch.Tensor) and sc.shape != w.shape:
-            raise ValueError(f"drop_grow_: {name} has shape {tuple(sc.shape)}, the weight of {site.name} {tuple(w.shape)}: "
-                             "give one score per weight")
-    _check_count('unstructured', 'n_drop', n_drop, n_act, 'active')
-    _check_count('unstructured', 'n_grow', n_grow, w.numel() - (n_act - n_drop), 'inactive')
-
-def _write_drop_grow_(site, opt, dropped, grown, n_act:int, regrown:int, kept=None, active=None):
-    """Write a drop-and-grow of single weights given by flat indices: the weights, the optimizer state outside the
-    kept weights (`kept`, or the old mask less `dropped`), the mask (`active`: its kept indices after), the counts"""
-    w, mask = site.weight, site.mask
-    with torch.no_grad():
-        wf = w.data.view(-1)
-        wf.index_fill_(0, dropped, 0.); wf.index_fill_(0, grown, 0.)   # dropped weights out, grown ones start at zero
-        for v in _weight_states(opt, w):
-            if kept is None and kernels.usable(v):    # outside the old mask (one kernel pass), then the dropped ones
-                kernels.zero_outside_(v, mask); v.view(-1).index_fill_(0, dropped, 0)
-            else:
-                if kept is None: kept = mask.clone(); kept.view(-1)[dropped] = False
-                mask_(v, kept)
-        site.change_mask_(dropped, grown, active=active)
-        site.sparsity.fill_(1. - (n_act - dropped.numel() + grown.numel()) / w.numel())
-    _note_update(site, dropped.numel() + grown.numel() - 2 * regrown, 'unstructured')
-    return site.mask
-
-def _drop_grow_unstructured_(site, n_drop:int, n_grow:int, keep_score, grow_score, opt=None, active=None):
-    """`drop_grow_` of single weights, by indices: only the active weights are scored for dropping, and the mask,
-    weights and counts change where a connection changes, not over the whole tensor"""
-    m = site.mask.view(-1)
-    act = site.active if active is None else active
-    n_act, n_free = act.numel(), site.weight.numel() - (act.numel() - n_drop)
-    _check_single(site, n_drop, n_grow, n_act, keep_score, grow_score)
-    ks = keep_score(act) if callable(keep_score) else keep_score.detach().reshape(-1).index_select(0, act)
-    if not isinstance(ks, torch.Tensor) or ks.shape != act.shape:
-        raise ValueError(f"the keep score of {site.name} at {n_act} indices returned "
-                         f"{tuple(ks.shape) if isinstance(ks, torch.Tensor) else type(ks).__name__}: return one score per index")
-    ks = ks.float()
-    # the n_drop lowest scores go; ties at the cut: the highest indices go (`top_k_mask` keeps the lowest); NaN goes first
-    out = _top_k(ks.nan_to_num(nan=-math.inf, posinf=math.inf, neginf=-math.inf), n_drop, largest=False, pos=-act)
-    dropped = act[out]
-    kept = m.clone(); kept[dropped] = False
-    gs = grow_score.detach().reshape(-1)
-    grown = _top_k(gs if gs.is_floating_point() else gs.float(), n_grow, exclude=kept, n_free=n_free)
-    regrown = int(m[grown].count_nonzero())               # grown where a weight was just dropped
-    j = min(n_drop, n_grow)                               # the new active indices: grown ones take dropped ones' slots
-    new_act = act.clone(); new_act[out[:j]] = grown[:j]
-    if n_grow > j: new_act = torch.cat([new_act, grown[j:]])
-    if n_drop > j:
-        left = torch.ones(n_act, dtype=torch.bool, device=act.device); left[out[j:]] = False; new_act = new_act[left]
-    return _write_drop_grow_(site, opt, dropped, grown, n_act, regrown, kept=kept.view(site.weight.shape), active=new_act)
-
-def _drop_grow_kernel_(site, n_drop:int, n_grow:int, keep, keep_abs:bool, grow, grow_abs:bool, opt=None, n_active=None):
-    """`drop_grow_` of single weights by the fused CPU kernels (`kernels.rewire`): one pass over the layer finds the
-    candidates; `keep_abs`/`grow_abs`: the score is the magnitude of `keep`/`grow`"""
-    mask = site.mask
-    n_act = int(mask.count_nonzero()) if n_active is None else n_active
-    _check_single(site, n_drop, n_grow, n_act, keep, grow)
-    dropped, grown, regrown = kernels.rewire(keep, keep_abs, grow, grow_abs, mask, n_act, n_drop, n_grow)
-    return _write_drop_grow_(site, opt, torch.from_numpy(dropped), torch.from_numpy(grown), n_act, regrown)
-
-def _fused_update_(site, drop_frac:float, keep:tuple, grow:tuple, opt):
-    "Drop `drop_frac` of the active weights of `site` and grow as many, by the fused kernels"
-    n_act = int(site.mask.count_nonzero()); nd = int(drop_frac * n_act)
-    return _drop_grow_kernel_(site, nd, nd, *keep, *grow, opt, n_act)
-
-def drop_grow_(site, n_drop:int, n_grow:int, keep_score, grow_score, opt=None, pattern='unstructured', active=None):
-    "Drop the `n_drop` active units of `site` with the lowest `keep_score` (scores, or `f(flat_indices)`), grow `n_grow` by `grow_score` (`active`: `site.active`, if at hand)"
-    pat, w = get_pattern(pattern), site.weight
-    if (_by_index(site, pat) and isinstance(keep_score, torch.Tensor) and isinstance(grow_score, torch.Tensor)
-        and kernels.worth(w.numel()) and kernels.usable(w, keep_score, grow_score)):
-        return _drop_grow_kernel_(site, n_drop, n_grow, keep_score, False, grow_score, False, opt)
-    if _by_index(site, pat): return _drop_grow_unstructured_(site, n_drop, n_grow, keep_score, grow_score, opt, active)
-    if callable(keep_score): keep_score = keep_score(torch.arange(w.numel(), device=w.device)).view(w.shape)
-    old = site.mask
-    kept, new = pat.drop_grow(old, keep_score, grow_score, n_drop, n_grow)
-    if world_size() > 1: broadcast_([kept, new])   # process 0 decides, every process applies
-    with torch.no_grad():
-        mask_(w.data, kept)                          # dropped weights out, grown ones start at zero
-        zero_opt_state_(opt, w, kept)
-        record_update(site, old, new, pat)
-        site.set_mask_(new)
-        site.sparsity.fill_(1. - int(new.count_nonzero()) / w.numel())
-    return new
-
-# %% ../nbs/02_callback.ipynb #c2285654
-def _check_fraction(name, v, lo_open=False):
-    try: ok = (0. < float(v) <= 1.) if lo_open else (0. <= float(v) <= 1.)
-    except (TypeError, ValueError): ok = False
-    if not ok: raise ValueError(f"{name} must be a number in {'(0, 1]' if lo_open else '[0, 1]'}; got {v!r}")
-    return float(v)
-
-def _has_momentum(opt) -> bool:
-    hypers = getattr(opt, 'hypers', None)
-    if hypers is not None: return all(float(h.get('mom', 0) or 0) > 0 for h in hypers)
-    groups = getattr(opt, 'param_groups', [])
-    return all(g.get('momentum', 0) > 0 or 'betas' in g for g in groups)
-
-def _check_redistribution(redistribute_f, patterns):
-    if redistribute_f is not None and not all(isinstance(p, Unstructured) for p in patterns):
-        raise ValueError(f"redistribution moves single weights between layers; it cannot keep the "
-                         f"{', '.join(sorted({str(p) for p in patterns if not isinstance(p, Unstructured)}))} pattern: "
-                         "use redistribute_f=None with it")
-
-def finite_grads(sites:list) -> bool:
-    "Whether every gradient of `sites` is finite (no NaN, no inf); a weight without a gradient counts as finite"
-    gs = [s.weight.grad for s in sites if s.weight.grad is not None]
-    return not gs or bool(torch.stack([torch.isfinite(g).all() for g in gs]).all())
-
-def _warn_skipped(cb, n:int, what:str, steps_taken:int):
-    if n == 1: warnings.warn(f"{type(cb).__name__}: the gradients hold NaN or inf after {steps_taken} optimizer steps, so the {what} "
-                             "is skipped (its scores would be garbage) and tried again at the next step; training "
-                             "goes on. This warning is shown once; `n_skipped_updates` counts the skips.", RuntimeWarning)
-
-class _Schedule:
-    "The callback's position in its schedule (a plain object: fastai's `Callback.__setattr__` is slow on the hot path)"
-    __slots__ = ('n_steps', 'n_updates', 'epoch_done', 'pending', 'stepping', 'dense', 'retry', 'n_skipped')
-    def __init__(self):
-        self.n_steps = self.n_updates = self.n_skipped = 0
-        self.epoch_done = self.pending = self.stepping = self.dense = self.retry = False
-
-class DynamicSparseTrainingCallback(Callback):
+class DynamicSparseTrainingCallback(SparseCallback):
     "Drop and regrow connections of a sparse model during training (SET, SNFS, RigL and custom methods)"
-    order = GradientClip.order + 1
     def __init__(self,
                  sparse_modules=None,            # modules to rewire (default: every masked weight of the model)
-                 batches_per_update:int|None=None, # optimizer steps between updates (None: once per epoch)
+                 every=None,                      # optimizer steps between updates, or `epochs(k)` (default: `epochs(1)`)
                  initial_drop_grow_pct:float=0.3, # fraction of active weights dropped and regrown at the start
-                 stop_pct:float=0.75,             # fraction of training after which masks stay fixed
-                 keep_score_f=weight_magnitude,   # `f(param, opt)`: which active weights to keep
-                 grow_score_f=gradient_magnitude, # `f(param, opt)`: which inactive weights to grow
+                 end=None,                        # when masks stop changing: a fraction of training (default 0.75), `steps(n)`, `epochs(n)`
+                 keep_score_f=None,               # `f(param, opt)`: which active weights to keep (default: |w|)
+                 grow_score_f=None,               # `f(param, opt)`: which inactive weights to grow (default: the updater's)
                  redistribute_f=None,             # `f(param, mask, opt) -> float`: layer shares of the regrowth
-                 drop_grow_sched=sched_cos,       # `f(start, end, pos)`: the drop fraction over [0, stop_pct]
+                 drop_grow_sched=sched_cos,       # `f(start, end, pos)`: the drop fraction over the schedule's window
                  mask_grads:bool|None=None,       # mask gradients before the optimizer (default: unless scores read momentum)
                  show_report:bool=False,          # print the sparsity report after fitting
-                 pattern=None,                    # mask pattern kept by every update (default: the one the masks were made with)
+                 pattern=None,                    # mask pattern kept by every update (default: the one in each weight's record)
                  sparsity:float|None=None,        # sparsify an unmasked model at this sparsity before fitting
                  distribution='uniform',          # its layer sparsities: a name in `DISTRIBUTIONS` or `f(params, sparsity)`
-                 skip_gradients:bool=False):      # skip the optimizer step on mask-update steps
-        if batches_per_update is not None and (isinstance(batches_per_update, bool) or not isinstance(batches_per_update, int)
-                                               or batches_per_update < 1):
-            raise ValueError(f"batches_per_update must be an integer >= 1 (optimizer steps between mask updates), "
-                             f"or None for once per epoch; got {batches_per_update!r}")
-        initial_drop_grow_pct = _check_fraction('initial_drop_grow_pct', initial_drop_grow_pct)
-        stop_pct = _check_fraction('stop_pct', stop_pct, lo_open=True)
-        for n, f in (('keep_score_f', keep_score_f), ('grow_score_f', grow_score_f)):
-            if not callable(f): raise TypeError(f"{n} must be a function f(param, opt) returning one score per weight")
+                 skip_gradients:bool=False,       # skip the optimizer step on mask-update steps
+                 start=None,                      # when masks start changing (default: 0, the first step)
+                 schedule:MaskSchedule|None=None, # the whole schedule at once, instead of `every`, `start` and `end`
+                 updater=None,                    # a `DynamicSparseUpdater` subclass (default: RigL's scores) or instance
+                 **kwargs):                       # `batches_per_update`, `stop_pct`: deprecated names of `every`, `end`
+        given = schedule_args(type(self).__name__, kwargs, every=every, start=start, end=end)
+        if kwargs: raise TypeError(f"{type(self).__name__} got an unexpected keyword argument {next(iter(kwargs))!r}")
+        if schedule is not None and given:
+            raise ValueError(f"give either schedule= or {', '.join(given)}, not both")
+        if schedule is None:
+            schedule = MaskSchedule(**{'every': epochs(1), 'end': 0.75, **given})
         if pattern is not None:
             pattern = get_pattern(pattern)
             if sparsity is None: sparsity = pattern.sparsity(None, None)    # N:M: the pattern sets the sparsity
         if sparsity is not None: distribution = get_distribution(distribution)
-        if pattern is not None: _check_redistribution(redistribute_f, [pattern])
-        fs = [keep_score_f, grow_score_f, redistribute_f]
-        if mask_grads is None: mask_grads = not any(getattr(f, 'dense_grads', False) for f in fs)
-        self.needs_momentum = any(getattr(f, 'needs_momentum', False) for f in fs)
-        store_attr()
-        self.sched = _Schedule()
+        if isinstance(updater, DynamicSparseUpdater): self.updater = updater
+        else:
+            cls = DynamicSparseUpdater if updater is None else updater
+            if not (isinstance(cls, type) and issubclass(cls, DynamicSparseUpdater)):
+                raise TypeError(f"updater must be a DynamicSparseUpdater subclass or instance (SET, SNFS, RigL, ...); got {updater!r}")
+            self.updater = cls(schedule, initial_drop_grow_pct, drop_grow_sched, keep_score_f, grow_score_f, redistribute_f,
+                               mask_grads, pattern, skip_gradients)
+        self.sparse_modules, self.show_report, self.sparsity, self.distribution = sparse_modules, show_report, sparsity, distribution
+        self.pattern = pattern
 
-    @property
-    def n_steps(self) -> int: "Optimizer steps taken under this callback"; return self.sched.n_steps
-    @property
-    def n_updates(self) -> int: "Mask updates made"; return self.sched.n_updates
-    @property
-    def pending(self) -> bool: "Whether the next optimizer step updates the masks"; return self.sched.pending
-    @property
-    def n_skipped_updates(self) -> int: "Mask updates skipped because the gradients were not finite"; return self.sched.n_skipped
+    def sparsify(self, model):
+        if self.sparsity is not None and not masked_sites(model):
+            return sparsify_model(model, self.sparsity, self.distribution, pattern=self.pattern)
 
-    # --- dispatch ---
-    _step_events, _fit_events = ('before_step', 'after_step'), ('before_fit', 'after_epoch', 'after_fit')
-    def __call__(self, event_name):
-        "Run only the events this callback handles: fastai's cost per callback and event is then paid twice a step"
-        if event_name in self._step_events: return getattr(self, event_name)() if self.run else None
-        if event_name in self._fit_events: return super().__call__(event_name)
-
-    # --- state saved with checkpoints ---
-    def state_dict(self) -> dict:
-        "The schedule position, for checkpoints"
-        s = self.sched
-        return dict(n_steps=s.n_steps, n_updates=s.n_updates, epoch_done=s.epoch_done, retry=s.retry)
-    def load_state_dict(self, d:dict):
-        s = self.sched
-        s.n_steps, s.n_updates, s.epoch_done = int(d['n_steps']), int(d['n_updates']), bool(d['epoch_done'])
-        s.retry = bool(d.get('retry', False))
-
-    # --- events ---
-    def before_fit(self):
-        self.hooks = None
-        if self.sparsity is not None and not masked_sites(self.learn.model):
-            self.hooks = sparsify_model(self.learn.model, self.sparsity, self.distribution, pattern=self.pattern)
-        self.sites = masked_sites(self.learn.model)
+    def select_sites(self, sites):
         if self.sparse_modules is not None:
             mods = {id(m) for m in listify(self.sparse_modules)}
-            self.sites = [s for s in self.sites if id(s.owner) in mods or id(s.user) in mods]
-        if not self.sites:
+            sites = [s for s in sites if id(s.owner) in mods or id(s.user) in mods]
+        if not sites:
             raise ValueError("DynamicSparseTrainingCallback found no masked weights: call "
                              "`sparsify_model(learn.model, model_sparsity)` before fitting")
-        if self.needs_momentum and not _has_momentum(self.learn.opt):
-            raise ValueError(f"{getattr(self.grow_score_f, '__name__', 'this method')} reads gradient momentum, but the "
-                             "optimizer keeps none (mom=0): use an optimizer with momentum, e.g. "
-                             "`opt_func=partial(SGD, mom=0.9)` or the default Adam")
-        self.patterns = self._site_patterns()
-        resume = getattr(self.learn, 'sparse_state', None)
-        if resume is not None and type(self).__name__ in resume:
-            self.load_state_dict(resume.pop(type(self).__name__))
-        sync_sites_(self.sites)                   # distributed: every process starts from process 0's masks and weights
-        for s in self.sites: zero_opt_state_(self.learn.opt, s.weight, s.mask)
-        self.sched.stepping, self.sched.dense = False, not self.mask_grads
-        set_dense_grads(self.sites, self.sched.dense)
-        # after a step on masked gradients by an elementwise optimizer the masked weights are still zero: the
-        # forward hooks need not apply the masks again (see `zero_preserving`)
-        self.marks, self.zero_preserving = mask_markers(self.sites, self.learn.opt), zero_preserving(self.learn.opt)
-        self._set_pending()
-
-    def after_epoch(self):
-        if self.batches_per_update is None: self.sched.epoch_done = True; self._set_pending()
-
-    def before_step(self):
-        s = self.sched
-        s.stepping = True
-        if not s.pending: return
-        pos = self.pct_train / self.stop_pct
-        if pos < 1:
-            frac = self.drop_grow_sched(self.initial_drop_grow_pct, 0., pos)
-            if frac > 0:
-                s.retry = not finite_grads(self.sites)
-                if s.retry: s.n_skipped += 1; _warn_skipped(self, s.n_skipped, 'mask update', s.n_steps)
-                else: self.update_masks(frac)
-        if self.skip_gradients: raise CancelStepException()   # fastai skips the step and still runs `after_step`
-        if self.mask_grads: mask_grads_(self.sites)
-
-    def after_step(self):
-        s = self.sched
-        if not s.stepping: return                 # the step was skipped (e.g. a mixed-precision overflow)
-        s.stepping = False
-        s.n_steps += 1
-        if s.pending: s.epoch_done = False
-        if not self.mask_grads: apply_masks(self.sites)
-        if not self.mask_grads or (self.zero_preserving and not s.dense):   # the masked weights are zero now
-            for mark in self.marks: mark()
-        self._set_pending()
+        return sites
 
     def after_fit(self):
-        set_dense_grads(self.sites, False)
-        if self.hooks is not None: self.learn.sparse_hooks = self.hooks
-        self.learn.sparse_state = {type(self).__name__: self.state_dict()}
+        super().after_fit()
         if self.show_report: print(sparsity_report(self.learn.model).to_string(index=False))
 
-    # --- the update ---
-    def _site_patterns(self) -> list:
-        "The pattern of each site: the callback's, or the one its mask was created with; the masks must have it"
-        pats = []
-        for s in self.sites:
-            pat = self.pattern or get_pattern(s.info.get('pattern'))
-            if not isinstance(pat, Unstructured) and not bool(s.mask.all()):
-                pat.check(s.weight.shape)
-                if not pat.conforms(s.mask):
-                    raise ValueError(f"the mask of {s.name} does not have the {pat} pattern: create the masks with "
-                                     f"`sparsify_model(model, sparsity, pattern={pat.name!r})`")
-            pats.append(pat)
-        _check_redistribution(self.redistribute_f, pats)
-        return pats
-
-    def _set_pending(self):
-        "Decide whether the next optimizer step updates the masks, and let its gradients through dense if so"
-        s, bpu = self.sched, self.batches_per_update
-        pending = s.retry or (s.epoch_done if bpu is None else (s.n_steps + 1) % bpu == 0)
-        if pending and (not self.initial_drop_grow_pct or getattr(self.learn, 'pct_train', 0.) >= self.stop_pct):
-            pending = False                                    # static masks, or rewiring is over
-        if self.mask_grads and pending != s.dense: set_dense_grads(self.sites, pending); s.dense = pending
-        s.pending = pending
-
+    @property
+    def pending(self) -> bool: "Whether the next optimizer step updates the masks"; return self.updater.pending
+    @property
+    def mask_grads(self) -> bool: "Whether gradients reach the optimizer masked"; return self.updater.mask_grads
     def update_masks(self, drop_frac:float):
-        "Drop `drop_frac` of each layer's active weights and regrow as many (redistributed when asked)"
-        opt, plan, fused = self.learn.opt, [], []
-        fuse = kernels.worth(sum(s.weight.numel() for s in self.sites))
-        for s, pat in zip(self.sites, self.patterns):
-            w, mask = s.weight, s.mask
-            if fuse and _by_index(s, pat) and kernels.usable(w):    # the fused kernels, when the scores suit them
-                keep, grow = _magnitude_of(self.keep_score_f, w, opt, s), _magnitude_of(self.grow_score_f, w, opt, s)
-                if kernels.usable(keep[0], grow[0]):
-                    if self.redistribute_f is None:              # counted on the worker threads too
-                        fused.append((w.numel(), partial(_fused_update_, s, drop_frac, keep, grow, opt))); continue
-                    n_active = int(mask.count_nonzero())
-                    plan.append((s, int(drop_frac * n_active), n_active, True, partial(
-                        _drop_grow_kernel_, keep=keep[0], keep_abs=keep[1], grow=grow[0], grow_abs=grow[1], opt=opt,
-                        n_active=n_active)))
-                    continue
-            act = s.active if _by_index(s, pat) else None            # read (and checked) once per update
-            if act is not None: n_active = act.numel()
-            elif isinstance(pat, Unstructured): n_active = int(mask.count_nonzero())
-            elif bool(mask.all()): continue                      # a dense layer of a patterned model stays dense
-            else: n_active = pat.n_active(mask)
-            at = getattr(self.keep_score_f, 'at', None) if act is not None else None
-            keep = partial(at, w, opt) if at is not None else _check_score(self.keep_score_f, self.keep_score_f(w, opt), w, s)
-            grow = _check_score(self.grow_score_f, self.grow_score_f(w, opt), w, s)
-            plan.append((s, int(drop_frac * n_active), n_active, False, partial(
-                drop_grow_, keep_score=keep, grow_score=grow, opt=opt, pattern=pat, active=act)))
-        n_grow = [p[1] for p in plan]
-        if self.redistribute_f is not None:
-            shares = [self.redistribute_f(s.weight, s.mask, opt) for s, *_ in plan]
-            n_grow = allocate(sum(n_grow), shares, [s.weight.numel() - (n_act - nd) for s, nd, n_act, _, _ in plan])
-        for (s, nd, _, pooled, update), ng in zip(plan, n_grow):    # (site, n_drop, n_active, on the pool, update)
-            if pooled: fused.append((s.weight.numel(), partial(update, s, nd, ng)))
-            else: update(s, nd, ng)
-        _run_all(fused)
-        self.sched.n_updates += 1
+        "Drop `drop_frac` of each layer's active weights and regrow as many, now"
+        self.updater.update_masks(drop_frac)
 
 # %% ../nbs/02_callback.ipynb #8f3ec64e
-SET_presets = dict(keep_score_f=weight_magnitude, grow_score_f=random_score, initial_drop_grow_pct=0.3, stop_pct=0.75)
-SNFS_presets = dict(keep_score_f=weight_magnitude, grow_score_f=gradient_momentum, redistribute_f=momentum_redistribution,
-                    initial_drop_grow_pct=0.3, stop_pct=0.75)
-RigL_presets = dict(keep_score_f=weight_magnitude, grow_score_f=gradient_magnitude, initial_drop_grow_pct=0.3, stop_pct=0.75)
+SET_presets = dict(updater=SET, initial_drop_grow_pct=0.3, end=0.75)
+SNFS_presets = dict(updater=SNFS, initial_drop_grow_pct=0.3, end=0.75)
+RigL_presets = dict(updater=RigL, initial_drop_grow_pct=0.3, end=0.75)
 Static_presets = dict(initial_drop_grow_pct=0.)   # static sparse training: masks fixed from the start
 PAPER_UPDATE_INTERVALS = dict(set=100, snfs=100, rigl=100)

@@ -6,11 +6,10 @@ Docs: https://fastsparse.github.io/fastsparse/optim.html.md"""
 
 # %% ../nbs/09_optim.ipynb #d756a7d1
 from __future__ import annotations
-from types import SimpleNamespace
 import torch, torch.nn as nn
 from .core import *
-from fastai.callback.core import CancelStepException
-from .callback import DynamicSparseTrainingCallback
+from .rewire import SparseUpdater
+from .callback import SparseCallback, DynamicSparseTrainingCallback
 from .prune import PruningCallback
 
 # %% auto #0
@@ -18,18 +17,23 @@ __all__ = ['SparseOptimizerWrapper', 'DynamicSparseTrainingOptimizerWrapper', 'P
 
 # %% ../nbs/09_optim.ipynb #622f8e97
 class SparseOptimizerWrapper:
-    "Wrap a PyTorch optimizer so that its steps also run a fastsparse callback, as a fastai `Learner` would"
-    def __init__(self, model:nn.Module, opt, cb, total_steps:int|None=None, n_epoch:int=1):
+    "Wrap a PyTorch optimizer so that its steps also run a fastsparse updater (or a fastsparse callback's updater)"
+    def __init__(self, model:nn.Module, opt, method, total_steps:int|None=None, n_epoch:int=1):
         if total_steps is not None and (isinstance(total_steps, bool) or not isinstance(total_steps, int) or total_steps < 1):
             raise ValueError(f"total_steps must be a positive integer (the optimizer steps of the whole run); got {total_steps!r}")
-        self.model, self.opt, self.cb, self.total_steps, self.taken = model, opt, cb, total_steps, 0
-        self.learn = SimpleNamespace(model=model, opt=opt, pct_train=0., n_epoch=n_epoch, epoch=0, training=True,
-                                     total_steps=total_steps)
-        cb.learn = self.learn
-        cb.before_fit()
+        cb = method if isinstance(method, SparseCallback) else None
+        updater = cb.updater if cb is not None else method
+        if not isinstance(updater, SparseUpdater):
+            raise TypeError(f"{type(method).__name__} is not a fastsparse updater or a callback that drives one (a "
+                            "DynamicSparseTrainingCallback or PruningCallback); for straight-through methods call "
+                            "`ste_sparsify(model, sparsity)` before training and `ste_finalize(model)` after")
+        self.model, self.opt, self.updater, self.total_steps, self.taken = model, opt, updater, total_steps, 0
+        self.hooks = cb.sparsify(model) if cb is not None else None
+        sites = cb.select_sites(masked_sites(model)) if cb is not None else None
+        updater.start(model, opt, n_epoch=n_epoch, total_steps=total_steps, sites=sites)
 
     def step(self, step:int|None=None, pct_train:float|None=None, skipped:bool=False):
-        "One optimizer step (or a skipped one), with the callback's mask update when its schedule says so"
+        "One optimizer step (or a skipped one), with the updater's mask update when its schedule says so"
         if step is not None and step != self.taken:
             raise ValueError(f"step={step}, but this is optimizer step {self.taken} (counting from 0) for the wrapper; "
                              "pass the number of optimizer steps taken so far, or leave `step` out")
@@ -37,29 +41,27 @@ class SparseOptimizerWrapper:
             if self.total_steps is None:
                 raise ValueError("pass pct_train (the fraction of training done) to step(), or total_steps to the wrapper")
             pct_train = self.taken / self.total_steps
-        self.learn.pct_train = float(pct_train)
         if not skipped:
             self.taken += 1
-            try:
-                self.cb.before_step()
-                self.opt.step()
-            except CancelStepException: pass                 # e.g. skip_gradients on an update step
-        if hasattr(self.cb, 'after_step'): self.cb.after_step()
+            if not self.updater.before_step(float(pct_train)): self.opt.step()   # `True`: skip it (skip_gradients)
+        self.updater.after_step()
 
     def zero_grad(self, set_to_none:bool=True): self.opt.zero_grad(set_to_none=set_to_none)
     def state_dict(self) -> dict:
-        "The optimizer's state and the callback's place in its schedule"
-        d = dict(opt=self.opt.state_dict(), taken=self.taken)
-        if hasattr(self.cb, 'state_dict'): d['sparse'] = self.cb.state_dict()
-        return d
+        "The optimizer's state and the updater's place in its schedule"
+        return dict(opt=self.opt.state_dict(), taken=self.taken, sparse=self.updater.state_dict())
     def load_state_dict(self, d:dict):
         self.opt.load_state_dict(d['opt']); self.taken = d.get('taken', self.taken)
-        if 'sparse' in d: self.cb.load_state_dict(d['sparse'])
+        if 'sparse' in d: self.updater.load_state_dict(d['sparse'])
     def close(self):
-        "End training (the callback's `after_fit`: gradients masked again, hooks it created kept on `.learn`)"
-        if hasattr(self.cb, 'after_fit'): self.cb.after_fit()
+        "End training: gradients masked again (the hooks made for an unmasked model stay on `.hooks`)"
+        self.updater.finish()
     @property
     def n_steps(self) -> int: "Optimizer steps taken"; return self.taken
+    @property
+    def n_updates(self) -> int: "Mask updates made"; return self.updater.n_updates
+    @property
+    def sites(self) -> list: "The masked weights the updater works on"; return self.updater.sites
 
 class DynamicSparseTrainingOptimizerWrapper(SparseOptimizerWrapper):
     "Wrap a PyTorch optimizer so that its steps also rewire a sparse model (SET, SNFS, RigL, custom)"
@@ -68,8 +70,6 @@ class DynamicSparseTrainingOptimizerWrapper(SparseOptimizerWrapper):
             raise ValueError("the model has no masks: call `sparsify_model(model, model_sparsity)` before wrapping its "
                              "optimizer, or pass sparsity=")
         super().__init__(model, opt, DynamicSparseTrainingCallback(**kwargs), total_steps)
-    @property
-    def n_updates(self) -> int: "Mask updates made"; return self.cb.n_updates
 
 class PruningOptimizerWrapper(SparseOptimizerWrapper):
     "Wrap a PyTorch optimizer so that its steps also prune the model gradually (any score, pattern, distribution)"

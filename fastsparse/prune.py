@@ -12,13 +12,15 @@ from fastai.callback.core import Callback, CancelStepException
 from fastai.callback.training import GradientClip
 from .core import *
 from .core import _check_sparsity, _get_model
-from .callback import zero_opt_state_, random_score, weight_magnitude, finite_grads, _warn_skipped
-from .distributed import broadcast_, sync_sites_, world_size
+from .schedule import *
+from .rewire import *
+from .callback import SparseCallback
+from .distributed import broadcast_, world_size
 from .patterns import get_pattern, Unstructured, NM
 
 # %% auto #0
 __all__ = ['PRUNING_ALGORITHMS', 'saliency', 'get_pruning_algorithm', 'layer_sparsities', 'prune_masks_', 'prune_model',
-           'polynomial_sparsity', 'PruningCallback']
+           'polynomial_sparsity', 'PruningUpdater', 'PruningCallback']
 
 # %% ../nbs/07_prune.ipynb #274fc495
 def saliency(param, opt):
@@ -124,7 +126,7 @@ def prune_masks_(sites:list, sparsities:list, scores:list, pattern='unstructured
             s.set_mask_(new)
             mask_(s.weight.data, new)
             if opt is not None: zero_opt_state_(opt, s.weight, new)
-            s.sparsity.fill_(1 - int(new.count_nonzero()) / new.numel())
+            s.record.sparsity = 1 - int(new.count_nonzero()) / new.numel()
 
 def prune_model(model, sparsity:float|None=None, score='magnitude', pattern='unstructured', distribution=None,
                 exclude=(), opt=None, types=DEFAULT_SPARSE_TYPES) -> SparseHooks|None:
@@ -152,91 +154,63 @@ def polynomial_sparsity(initial:float, final:float, pos:float, power:float=3.) -
     pos = min(max(pos, 0.), 1.)
     return final + (initial - final) * (1 - pos) ** power
 
-class PruningCallback(Callback):
-    "Prune gradually during training: a polynomial ramp of sparsity, with any score, pattern and distribution"
-    order = GradientClip.order + 1
+# %% ../nbs/07_prune.ipynb #c45c1c67
+class PruningUpdater(SparseUpdater):
+    "Prune gradually on a schedule: each layer's target times a ramp, by any score, pattern and distribution"
     def __init__(self, sparsity:float|None=None, score='magnitude', pattern='unstructured', distribution=None,
-                 initial_sparsity:float=0., start_pct:float=0., end_pct:float=0.75, update_every:int=100,
-                 sched=polynomial_sparsity, exclude=(), start_epoch:float|None=None, end_epoch:float|None=None,
-                 start_step:int|None=None, end_step:int|None=None,
+                 initial_sparsity:float=0., sched=polynomial_sparsity, exclude=(), schedule:MaskSchedule|None=None,
                  skip_gradients:bool=False):
+        super().__init__(MaskSchedule(every=100, end=0.75) if schedule is None else schedule, skip_gradients)
         pat = get_pattern(pattern)
         score, distribution = _resolve(score, distribution)
         if isinstance(pat, NM): sparsity = pat.sparsity(None, sparsity)
         elif not isinstance(distribution, dict): _check_sparsity(sparsity)
-        if not 0 <= start_pct <= end_pct <= 1:
-            raise ValueError(f"need 0 <= start_pct <= end_pct <= 1; got start_pct={start_pct}, end_pct={end_pct}")
-        if isinstance(update_every, bool) or not isinstance(update_every, int) or update_every < 1:
-            raise ValueError(f"update_every must be an integer >= 1 (optimizer steps); got {update_every!r}")
-        self.score, self.pattern, self.distribution = score, pat, distribution
-        self.sparsity, self.initial, self.start, self.end = sparsity, initial_sparsity, start_pct, end_pct
-        self.update_every, self.sched, self.exclude, self.skip_gradients = update_every, sched, exclude, skip_gradients
-        self.state = dict(n_steps=0, done=False, last=None, skipped=0)  # changed every step: a dict (fastai's setattr is slow)
-        self.start_epoch, self.end_epoch, self.start_step, self.end_step = start_epoch, end_epoch, start_step, end_step
+        self.score, self.pattern, self.distribution, self.sparsity = score, pat, distribution, sparsity
+        self.initial, self.sched, self.exclude, self.done = initial_sparsity, sched, exclude, False
 
-    def before_fit(self):
-        if self.start_epoch is not None: self.start = min(self.start_epoch / self.n_epoch, 1.)
-        if self.end_epoch is not None: self.end = max(min(self.end_epoch / self.n_epoch, 1.), self.start)
-        if self.start_step is not None or self.end_step is not None:
-            total = getattr(self.learn, 'total_steps', None)
-            if total is None:
-                if getattr(self.learn, 'dls', None) is None:
-                    raise ValueError("start_step and end_step need the length of the run: pass total_steps to the optimizer wrapper")
-                total = self.n_epoch * len(self.dls.train)
-            if self.start_step is not None: self.start = min(self.start_step / total, 1.)
-            if self.end_step is not None: self.end = max(min(self.end_step / total, 1.), self.start)
-        self.hooks = None
-        if not masked_sites(self.learn.model): self.hooks = sparsify_model(self.learn.model, 0.)
-        self.sites = masked_sites(self.learn.model)
+    def setup(self):
         self.targets = _nm_dense(self.pattern, layer_sparsities(self.sites, self.sparsity, self.distribution, self.exclude))
-        self.state.update(n_steps=0, done=False, last=None, skipped=0)
+        self.done = False
         self.marks = mask_markers(self.sites, self.opt) if zero_preserving(self.opt) else []   # see `zero_preserving`
-        resume = getattr(self.learn, 'sparse_state', None)
-        if resume is not None and type(self).__name__ in resume: self.load_state_dict(resume.pop(type(self).__name__))
-        sync_sites_(self.sites)                   # distributed: every process starts from process 0's masks and weights
 
-    @property
-    def n_steps(self) -> int: "Optimizer steps taken under this callback"; return self.state['n_steps']
-    @property
-    def n_skipped_updates(self) -> int: "Pruning steps skipped because the gradients were not finite"; return self.state['skipped']
-    def state_dict(self) -> dict:
-        "The schedule position, for checkpoints"
-        return {k: self.state[k] for k in ('n_steps', 'done', 'last')}
-    def load_state_dict(self, d:dict):
-        self.state.update(n_steps=int(d['n_steps']), done=bool(d['done']), last=None if d['last'] is None else int(d['last']))
-
-    def target_at(self, pct:float) -> float:
-        "The scheduled fraction of each target at training position `pct`"
-        return self.sched(self.initial, 1., (pct - self.start) / max(self.end - self.start, 1e-12))
-
-    def __call__(self, event_name):
-        "Run only the events this callback handles (fastai's per-event cost is then paid once a step)"
-        if event_name == 'before_step': return self.before_step() if self.run else None
-        if event_name == 'after_step':
-            if self.run:
-                for mark in self.marks: mark()
-            return
-        if event_name in ('before_fit', 'after_fit'): return super().__call__(event_name)
-
-    def before_step(self):
-        st = self.state
-        st['n_steps'] += 1
-        pct = self.pct_train + 1e-9              # fastai sums 1/n per batch: k/n may come out a hair below
-        if self.score is None or st['done'] or pct < self.start: return
-        at_end = pct >= self.end                 # the target is reached on the first step at or past the end
-        if not at_end and st['last'] is not None and st['n_steps'] - st['last'] < self.update_every: return
-        if not finite_grads(self.sites):          # the scores would be garbage: try again at the next step
-            st['skipped'] += 1; _warn_skipped(self, st['skipped'], 'pruning step', st['n_steps'] - 1); return
-        st['last'] = st['n_steps']
-        f = self.target_at(self.pct_train) if not at_end else 1.
-        if isinstance(self.pattern, NM): f = 1.
+    def before_step(self, pct:float) -> bool:
+        self.stepping, self.pct = True, pct
+        if self.score is None or self.done: return False
+        pos = self._open(pct)
+        if pos < 0: return False
+        at_end = pos >= 1                        # the target is reached on the first step at or past the end
+        if not (at_end or self.retry or self.schedule.due(self.n_steps + 1, self.anchor, first=True)): return False
+        if not self._grads_ok('pruning step'): return False
+        f = 1. if at_end or isinstance(self.pattern, NM) else self.sched(self.initial, 1., pos)
         sps = [None if t is None else t * f for t in self.targets]
         scores = [self.score(s.weight, self.opt) if sp is not None else None for s, sp in zip(self.sites, sps)]
         prune_masks_(self.sites, sps, scores, self.pattern, global_rank=self.distribution == 'global',
                      within_mask=True, opt=self.opt)
-        if f >= 1.: st['done'] = True
-        if self.skip_gradients: raise CancelStepException()   # no optimizer step on a pruning step
+        self.n_updates += 1
+        if f >= 1.: self.done = True
+        if self.skip_gradients: return True       # no optimizer step on a pruning step
         mask_grads_(self.sites)
+        return False
 
-    def after_fit(self):
-        if self.hooks is not None: self.learn.sparse_hooks = self.hooks
+    def after_step(self):
+        if not self.stepping: return
+        super().after_step()
+        for mark in self.marks: mark()
+
+    _saved = SparseUpdater._saved + ('done',)
+
+# %% ../nbs/07_prune.ipynb #0c9af1d9
+class PruningCallback(SparseCallback):
+    "Prune gradually during training: a polynomial ramp of sparsity, with any score, pattern and distribution"
+    def __init__(self, sparsity:float|None=None, score='magnitude', pattern='unstructured', distribution=None,
+                 initial_sparsity:float=0., every=None, start=None, end=None, sched=polynomial_sparsity, exclude=(),
+                 skip_gradients:bool=False, schedule:MaskSchedule|None=None, **kwargs):
+        given = schedule_args(type(self).__name__, kwargs, every=every, start=start, end=end)
+        if kwargs: raise TypeError(f"{type(self).__name__} got an unexpected keyword argument {next(iter(kwargs))!r}")
+        if schedule is not None and given: raise ValueError(f"give either schedule= or {', '.join(given)}, not both")
+        if schedule is None: schedule = MaskSchedule(**{'every': 100, 'end': 0.75, **given})
+        self.updater = PruningUpdater(sparsity, score, pattern, distribution, initial_sparsity, sched, exclude, schedule,
+                                      skip_gradients)
+
+    def sparsify(self, model):
+        if not masked_sites(model): return sparsify_model(model, 0.)

@@ -107,8 +107,9 @@ class MaskSchedule:
         "Whether a step is inside the window"
         return 0 <= self.position(step, pct) < 1
 
-    def due(self, n:int, anchor:int=0) -> bool:
-        "Whether the `n`-th optimizer step (from 1) is an update step, counting `every` steps from `anchor`"
+    def due(self, n:int, anchor:int=0, first:bool=False) -> bool:
+        "Whether the `n`-th optimizer step (from 1) is an update step, `every` steps apart from `anchor` (`first`: from its first step)"
+        if first: n += int(self.every.value) - 1
         return n > anchor and (n - anchor) % int(self.every.value) == 0
 
     def epoch_due(self, epochs_done:int, anchor:int=0) -> bool:
