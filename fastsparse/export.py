@@ -33,7 +33,7 @@ def sparse_state_dict(model) -> dict:
                                values=w[mask].cpu().clone())
         skip |= {s.name, f'{s.name}_mask', f'{s.name}_mask_bits'}
     dense = {k: v for k, v in state.items() if k not in skip}
-    return dict(format=SPARSE_FORMAT, sparse=tensors, dense=dense)
+    return dict(format=SPARSE_FORMAT, sparse=tensors, dense=dense, records={s.name: s.record.state_dict() for s in sites})
 
 def save_sparse(model, file):
     "Save `model` (a module or `Learner`) compressed: packed masks and kept values for its sparse weights"
@@ -57,10 +57,11 @@ def load_sparse(model, file, device=None) -> SparseHooks:
         raise ValueError(f"{file} is not a fastsparse sparse checkpoint (format {SPARSE_FORMAT!r}); "
                          "ordinary checkpoints load with `load_model`")
     device = device or next(model.parameters()).device
-    state = dict(d['dense'])
+    state = {k: v for k, v in d['dense'].items() if not k.endswith('_sparsity') or k[:-9] not in d['sparse']}
     for name, t in d['sparse'].items(): state[name], state[f'{name}_mask'] = _expand(name, t, device)
     have = {s.name: s for s in masked_sites(model)}
-    hooks = masks_from_state_dict(model, {k: v for k, v in state.items() if k.endswith('_mask') and k[:-5] not in have})
+    hooks = masks_from_state_dict(model, {k: v for k, v in state.items() if k.endswith('_mask') and k[:-5] in d['sparse']},
+                                  records=d.get('records'))
     for name, s in have.items():                          # masks the model already has: written in its own layout
         if name in d['sparse']: s.set_mask_(state.pop(f'{name}_mask'))
     missing = [k for k in model.load_state_dict(state, strict=False).missing_keys if not k.endswith(('_mask', '_mask_bits'))]

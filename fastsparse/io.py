@@ -18,9 +18,10 @@ from fastcore.xtras import join_path_file
 from fastai.learner import Learner
 from fastai.torch_core import rank_distrib, get_model
 from .core import *
+from .core import _records
 
 # %% auto #0
-__all__ = ['save_model', 'masks_from_state_dict', 'load_model', 'rng_state', 'set_rng_state']
+__all__ = ['sparse_records', 'save_model', 'masks_from_state_dict', 'load_model', 'rng_state', 'set_rng_state']
 
 # %% ../nbs/03_io.ipynb #53a67698
 def _mask_entry(k:str):
@@ -42,24 +43,32 @@ def _relayout_state(state:dict, sites:list, packed:bool|None=None) -> dict:
     if hasattr(state, '_metadata'): out._metadata = state._metadata    # module versions, read by `load_state_dict`
     return out
 
+def sparse_records(model) -> dict:
+    "The `SparseRecord` of every sparse weight of `model` as plain values, by weight name: what checkpoints save"
+    return {s.name: s.record.state_dict() for s in masked_sites(get_model(model))}
+
 def save_model(file, model, opt, with_opt:bool=True, pickle_protocol:int=2, sparse_state:dict|None=None,
                packed_masks:bool=True, rng:dict|None=None, **kwargs):
-    "Save `model` (masks packed unless `packed_masks=False`), `opt` (if `with_opt`), the sparse schedule state and `rng` to `file`"
+    "Save `model` (masks packed unless `packed_masks=False`, and their records), `opt` (if `with_opt`), the sparse schedule state and `rng` to `file`"
     if rank_distrib(): return
     if opt is None: with_opt = False
     model = get_model(model)
-    state = _relayout_state(model.state_dict(), masked_sites(model), packed_masks)
-    if with_opt or sparse_state or rng:
+    sites = masked_sites(model)
+    state = _relayout_state(model.state_dict(), sites, packed_masks)
+    if with_opt or sparse_state or rng or sites:
         state = {'model': state, 'opt': opt.state_dict() if with_opt else None}
+        if sites: state['records'] = {s.name: s.record.state_dict() for s in sites}
         if sparse_state: state['sparse'] = sparse_state
         if rng: state['rng'] = rng
     torch.save(state, file, pickle_protocol=pickle_protocol, **kwargs)
 
+_SECTIONS = {'model', 'opt', 'sparse', 'rng', 'records'}
+
 def _split_state(state):
-    "(model, optimizer, sparse schedule, random generators) of a checkpoint, or (state, None, None, None) for a bare state dict"
-    if isinstance(state, dict) and 'model' in state and set(state) <= {'model', 'opt', 'sparse', 'rng'}:
-        return state['model'], state.get('opt'), state.get('sparse'), state.get('rng')
-    return state, None, None, None
+    "(model, optimizer, sparse schedule, random generators, records) of a checkpoint; a bare state dict is the model's alone"
+    if isinstance(state, dict) and 'model' in state and set(state) <= _SECTIONS:
+        return state['model'], state.get('opt'), state.get('sparse'), state.get('rng'), state.get('records') or {}
+    return state, None, None, None, {}
 
 def _check_mask(k:str, name:str, packed:bool, mask, w:torch.Tensor, ckpt_w):
     "Raise a clear error when the checkpoint's mask `mask` (key `k`) cannot be the mask of the model's weight `w`"
@@ -85,10 +94,11 @@ def _check_mask(k:str, name:str, packed:bool, mask, w:torch.Tensor, ckpt_w):
 
 _INT_TYPES = (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
 
-def _upgrade_layouts(model:nn.Module, state:dict) -> dict:
-    "A copy of `state` with the masks of other layouts (0/1 numbers, `torch.nn.utils.prune`'s `_orig`) in fastsparse's"
+def _upgrade_layouts(model:nn.Module, state:dict, records:dict|None=None) -> tuple:
+    """Copies of `state` and `records` with the masks of other layouts (0/1 numbers, `torch.nn.utils.prune`'s `_orig`)
+    in fastsparse's, and the `<name>_sparsity` buffers of earlier versions moved into the records"""
     own = set(model.state_dict()) - {_mask_key(s.name, s.packed) for s in masked_sites(model)}
-    out = OrderedDict(state)
+    out, records = OrderedDict(state), {k: dict(v) for k, v in (records or {}).items()}
     if hasattr(state, '_metadata'): out._metadata = state._metadata
     for k, v in state.items():
         e = _mask_entry(k)
@@ -103,9 +113,10 @@ def _upgrade_layouts(model:nn.Module, state:dict) -> dict:
         if name + '_orig' in state and name not in state:        # torch.nn.utils.prune: weight = weight_orig * mask
             w = state[name + '_orig']
             out[name] = w * (v if not packed else unpack_mask(v, w.shape)).to(w.dtype); del out[name + '_orig']
-        if name + '_sparsity' not in state and isinstance(out[k], torch.Tensor) and out[k].dtype == torch.bool:
-            out[name + '_sparsity'] = torch.tensor(1. - float(out[k].count_nonzero()) / out[k].numel())
-    return out
+        old = name + '_sparsity'                                  # earlier versions kept the target in a buffer
+        if old in out and old not in own:
+            records.setdefault(name, {}).setdefault('sparsity', float(out.pop(old)))
+    return out, records
 
 def _checkpoint_masks(model:nn.Module, model_state:dict) -> dict:
     "{weight name: (key, packed)} for every mask in `model_state`, each checked against `model`'s weight"
@@ -127,39 +138,58 @@ def _checkpoint_masks(model:nn.Module, model_state:dict) -> dict:
         found[name] = k, packed
     return found
 
-def masks_from_state_dict(model:nn.Module, model_state:dict, packed:bool=False) -> SparseHooks:
-    "Create the mask buffers (packed if `packed`) and hooks of `model` that `model_state` holds and the model lacks"
+def _checked_records(records:dict, found:dict) -> dict:
+    "The checkpoint's records of the masks in `found`, each checked (a clear error before anything changes)"
+    out = {}
+    for name, d in (records or {}).items():
+        if name not in found: continue
+        if not isinstance(d, dict): raise ValueError(f"the checkpoint's record of {name} is not a dict of fields")
+        try: out[name] = SparseRecord(name).load_state_dict({k: v for k, v in d.items() if k != 'name'})
+        except (TypeError, ValueError) as e: raise ValueError(f"the checkpoint's record of {name} is damaged: {e}") from None
+    return out
+
+def _mask_sparsity(v:torch.Tensor, k:str, shape) -> float:
+    mask = unpack_mask(v, shape) if k.endswith('_bits') else v
+    return 1. - int(mask.count_nonzero()) / max(mask.numel(), 1)
+
+def masks_from_state_dict(model:nn.Module, model_state:dict, packed:bool|None=None, records:dict|None=None) -> SparseHooks:
+    """Create the mask buffers and hooks of `model` that `model_state` holds and the model lacks, and restore the records
+    of all its masks from `records` (else from the masks); new masks take the record's layout, or `packed` if given"""
     model = get_model(model)
-    found = _checkpoint_masks(model, model_state)   # check every mask before changing anything
+    found = _checkpoint_masks(model, model_state)   # check every mask and record before changing anything
+    recs = _checked_records(records, found)
     have = {s.name for s in masked_sites(model)}
     mods = dict(model.named_modules())
-    for name in found:
-        if name in have: continue
+    for name, (k, _) in found.items():
         mname, _, pname = name.rpartition('.')
         owner = mods[mname]; w = getattr(owner, pname)
-        mask = torch.zeros(w.shape, dtype=torch.bool, device=w.device)
-        owner.register_buffer(_mask_key(pname, packed), pack_mask(mask) if packed else mask)
-        owner.register_buffer(pname + '_sparsity', torch.zeros((), device=w.device))
+        rec = recs.get(name) or SparseRecord(name, _mask_sparsity(model_state[k], k, w.shape), source='checkpoint')
+        if name not in have:
+            lay = rec.layout if packed is None else 'packed' if packed else 'bool'
+            mask = torch.zeros(w.shape, dtype=torch.bool, device=w.device)
+            owner.register_buffer(_mask_key(pname, lay == 'packed'), pack_mask(mask) if lay == 'packed' else mask)
+        rec.layout = 'packed' if pname + '_mask_bits' in owner._buffers else 'bool'
+        _records(owner)[pname] = rec
     return enforce_masks([s for s in masked_sites(model) if s.name in set(found) - have])
 
 _np_core = getattr(np, '_core', None) or np.core
 _SAFE = [L, _np_core.multiarray.scalar, np.dtype, *[getattr(np.dtypes, d) for d in np.dtypes.__all__]]
 
-def _load(file, model, opt=None, with_opt:bool=True, device=None, strict:bool=True, packed:bool=False,
+def _load(file, model, opt=None, with_opt:bool=True, device=None, strict:bool=True, packed:bool|None=None,
           **torch_load_kwargs):
     if isinstance(device, int): device = torch.device('cuda', device)
     elif device is None: device = 'cpu'
     torch_load_kwargs.setdefault('weights_only', True)
     ctx = torch.serialization.safe_globals(_SAFE) if hasattr(torch.serialization, 'safe_globals') else nullcontext()
     with ctx: state = torch.load(file, map_location=device, **torch_load_kwargs)
-    model_state, opt_state, sparse_state, rng = _split_state(state)
+    model_state, opt_state, sparse_state, rng, records = _split_state(state)
     model = get_model(model)
-    model_state = _upgrade_layouts(model, model_state)
+    model_state, records = _upgrade_layouts(model, model_state, records)
     missing = {s.name for s in masked_sites(model)} - set(_checkpoint_masks(model, model_state))
     if strict and missing:
         raise ValueError(f"the checkpoint holds no mask for {sorted(missing)[0]}, which is sparse in "
                          "the model: load it before `sparsify_model`, or pass strict=False to keep the current masks")
-    hooks = masks_from_state_dict(model, model_state, packed)
+    hooks = masks_from_state_dict(model, model_state, packed, records)
     model.load_state_dict(_relayout_state(model_state, masked_sites(model)), strict=strict)
     apply_masks(model)
     if with_opt and opt is not None:
@@ -169,9 +199,9 @@ def _load(file, model, opt=None, with_opt:bool=True, device=None, strict:bool=Tr
             except Exception: warn("Could not load the optimizer state.")
     return hooks, sparse_state, rng
 
-def load_model(file, model, opt=None, with_opt:bool=True, device=None, strict:bool=True, packed:bool=False,
+def load_model(file, model, opt=None, with_opt:bool=True, device=None, strict:bool=True, packed:bool|None=None,
                **torch_load_kwargs):
-    "Load `model` (creating its masks, packed if `packed`, if needed), `opt`; return (hooks of new masks, sparse state)"
+    "Load `model` (creating its masks and records if needed; new masks packed if `packed`, default: as saved), `opt`; return (hooks of new masks, sparse state)"
     return _load(file, model, opt, with_opt, device, strict, packed, **torch_load_kwargs)[:2]
 
 def rng_state(learn=None) -> dict:
