@@ -81,14 +81,15 @@ def build_variant(variant, spec, dls, bpu):
             if not hasattr(m, 'weight_mask'): continue
             if name not in masks: raise RuntimeError(f"{variant}: no shared mask for {name}")
             m.weight_mask.copy_(masks[name])                 # in place: the masks stay the buffers the library made
-            if not old: m.weight_sparsity.fill_(1. - float(masks[name].float().mean()))
             m.weight.mul_(m.weight_mask)
+        if not old:                                          # the records follow the shared masks
+            for s in fs.masked_sites(model): s.record.sparsity = 1. - float(s.mask.float().mean())
         if old:                                              # 0.0.5 leaves a layer whose ERK sparsity is 0 unmasked
             for name, t in masks.items():
                 m = dict(model.named_modules())[name]
                 if not hasattr(m, 'weight_mask') and not bool(t.all()):
                     raise RuntimeError(f"fs005 left {name} dense, but its shared mask is sparse")
-    if kind in ('set', 'rigl'): cbs = [fs.DynamicSparseTrainingCallback(**presets(lib, kind), batches_per_update=bpu)]
+    if kind in ('set', 'rigl'): cbs = [fs.DynamicSparseTrainingCallback(**presets(lib, kind), every=bpu)]
     return learn, cbs
 
 def mask_density(model):
@@ -133,12 +134,11 @@ def prepare_update(variant, learn, xb, yb):
         def restore():
             for m, s in saved: m.weight_mask.data = s.clone()   # as 0.0.5 itself sets it
         return upd, restore
-    cb.sites, cb.learn = fs.masked_sites(model), learn
-    cb.patterns = cb._site_patterns()
-    fs.set_dense_grads(cb.sites, True)                       # an update step sees the dense gradient
+    upd = cb.updater.start(model, learn.opt)                 # the updater its callback drives
+    fs.set_dense_grads(upd.sites, True)                      # an update step sees the dense gradient
     learn.loss_func(model(xb), yb).backward()
-    fs.set_dense_grads(cb.sites, False)
-    return (lambda: cb.update_masks(0.3)), (lambda: None)    # its updates keep every layer's count: nothing to restore
+    fs.set_dense_grads(upd.sites, False)
+    return (lambda: upd.update_masks(0.3)), (lambda: None)   # its updates keep every layer's count: nothing to restore
 
 def update_times(variant, learn, xb, yb, repeats, sync):
     """Median time of one mask update of `variant`, and the mask density before and after one update (it should not

@@ -13,7 +13,7 @@ from pathlib import Path
 from fastai.basics import *
 from fastsparse import *
 
-SCHEDULE = dict(pruning=dict(update_every=10), dynamic=dict(batches_per_update=10), ste={})
+SCHEDULE = dict(pruning=dict(every=10), dynamic=dict(every=10), ste={})
 
 def run(alg, epochs, seed, pattern='unstructured'):
     set_seed(seed, reproducible=True)

@@ -7,7 +7,7 @@ Per model (LeNet-300-100, a small CNN, ResNet-18 on 32x32 inputs), interleaved i
 one for dense, fastsparse and torch.nn.utils.prune; one per environment of 0.0.5, with its own dense run), medians of
 repeats, order reversed every repeat, after a warm-up epoch:
 - the training step time (BatchTimer over every training batch) as a ratio to dense in the same process; SET and
-  RigL add one mask update per 100 steps (`batches_per_update=100`) at their own median update time;
+  RigL add one mask update per 100 steps (`every=100`) at their own median update time;
 - one mask update (drop and regrow 30% of the active weights) as a ratio to one dense training step;
 - peak memory, each variant in a fresh process of its own (growth of the peak RSS, or CUDA max allocated on a GPU);
 - checkpoint size (`learn.save`; torch.save of the state dict for torch.nn.utils.prune) as a ratio to dense.
@@ -26,7 +26,7 @@ MODELS = dict(mlp='LeNet-300-100 (784 inputs)', cnn='small CNN (width 32, 1x28x2
 GOALS = dict(mlp=1.05, cnn=1.02)                     # step time of fastsparse at most this much of dense
 MAIN_VARIANTS = ['dense', 'fastsparse:static', 'fastsparse:set', 'fastsparse:rigl', 'prune:static']
 OLD_VARIANTS = ['dense', 'fs005:static', 'fs005:set', 'fs005:rigl']
-UPDATE_EVERY = 100                                   # batches_per_update: the RigL paper's interval
+UPDATE_EVERY = 100                                   # every: the RigL paper's interval
 BYTES_PER_WEIGHT = 4 + 4 + 1 + 1                     # read weight and gradient (fp32) and mask (bool), write the mask
 
 def envs(venv_root):
@@ -247,7 +247,7 @@ def write_report(a, c, res, md, png, seconds):
           f"0.9; random data. Steps timed by a BatchTimer callback over every training batch of {c['repeats']} interleaved "
           f"epochs per variant (order reversed every repeat, after a warm-up epoch); batches per epoch: "
           + ', '.join(f"{m} {c['nb'][m]} x {c['bs'][m]}" for m in c['models']) + ". "
-          f"SET and RigL (`batches_per_update={UPDATE_EVERY}`) are timed with their callback on every step and their mask "
+          f"SET and RigL (`every={UPDATE_EVERY}`) are timed with their callback on every step and their mask "
           f"update timed apart (median of {c['repeats']}, drop and regrow 30%), added at one per {UPDATE_EVERY} steps. "
           f"Every ratio divides by dense measured in the same process; a step ratio is the median over the repeats of each repeat's "
           f"median step time over dense's in the same repeat. Memory: each variant in a fresh process "

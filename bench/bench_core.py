@@ -24,25 +24,24 @@ def variants(make_model, x_shape, n_batches, bs, bpu):
         learn = learner(make_model(), dls)
         cbs = []
         if name in ('static', 'rigl'): sparsify_model(learn.model, 0.9, sparse_f=erdos_renyi_sparsity)
-        if name == 'rigl': cbs = [DynamicSparseTrainingCallback(**RigL_presets, batches_per_update=bpu)]
+        if name == 'rigl': cbs = [DynamicSparseTrainingCallback(**RigL_presets, every=bpu)]
         if name == 'prune':      # steady state of a gradual pruning run: 90% reached, the callback on every step
             prune_model(learn.model, 0.9, 'magnitude', distribution='erk')
-            cbs = [PruningCallback(0.9, 'magnitude', distribution='erk', start_pct=1., end_pct=1.)]
+            cbs = [PruningCallback(0.9, 'magnitude', distribution='erk', start=1., end=1.)]
         out[name] = (learn, cbs)
     return out
 
 def update_time(learn, repeats):
     "Median time of one RigL mask update (drop and regrow 30%) on `learn`'s model, with dense gradients present"
     xb, yb = learn.dls.one_batch()
-    cb = DynamicSparseTrainingCallback(**RigL_presets)
-    cb.sites, cb.learn = masked_sites(learn.model), learn
-    cb.patterns = cb._site_patterns()
-    set_dense_grads(cb.sites, True)              # an update step sees the dense gradient
+    if learn.opt is None: learn.create_opt()
+    upd = RigL().start(learn.model, learn.opt)
+    set_dense_grads(upd.sites, True)             # an update step sees the dense gradient
     learn.loss_func(learn.model(xb), yb).backward()
-    set_dense_grads(cb.sites, False)
+    set_dense_grads(upd.sites, False)
     ts = []
     for _ in range(repeats):
-        t = time.perf_counter(); cb.update_masks(0.3); ts.append(time.perf_counter() - t)
+        t = time.perf_counter(); upd.update_masks(0.3); ts.append(time.perf_counter() - t)
     learn.opt.zero_grad()
     return statistics.median(ts)
 
@@ -86,17 +85,14 @@ def bench_update(repeats):
     for _ in range(max(3, repeats // 2)):
         t = time.perf_counter(); step(); step_t.append(time.perf_counter() - t)
     # one update, as the callback does it on an update step: dense gradients present, drop 30% and regrow
-    cb = DynamicSparseTrainingCallback(**RigL_presets)
-    cb.sites = masked_sites(model)
-    cb.patterns = cb._site_patterns()
-    set_dense_grads(cb.sites, True)              # an update step sees the dense gradient
+    upd = RigL().start(model, opt)
+    set_dense_grads(upd.sites, True)             # an update step sees the dense gradient
     nn.functional.cross_entropy(model(x), y).backward()
-    cb.learn = type('L', (), {'opt': opt})()
     upd_t = []
     for _ in range(repeats):
-        t = time.perf_counter(); cb.update_masks(0.3); upd_t.append(time.perf_counter() - t)
-    n_w = sum(s.weight.numel() for s in cb.sites)
-    mask_bytes = sum(s.mask.numel() * s.mask.element_size() for s in cb.sites)
+        t = time.perf_counter(); upd.update_masks(0.3); upd_t.append(time.perf_counter() - t)
+    n_w = sum(s.weight.numel() for s in upd.sites)
+    mask_bytes = sum(s.mask.numel() * s.mask.element_size() for s in upd.sites)
     h.remove()
     return statistics.median(step_t), statistics.median(upd_t), n_w, mask_bytes / n_w
 

@@ -42,7 +42,7 @@ def bench_linear(repeats):
 
 def bench_mlp(repeats, epochs=3):
     learn = make_learner('fashion-mnist', 'mlp', bs=256, seed=0)
-    learn.sparsify('gmp', 0.95, update_every=50, end_pct=0.7)
+    learn.sparsify('gmp', 0.95, every=50, end=0.7)
     with learn.no_bar(), learn.no_logging(): learn.fit_one_cycle(epochs, 3e-3)
     model = learn.model.eval()
     xs, ys = zip(*[(xb.cpu(), yb.cpu()) for xb, yb in learn.dls.valid])

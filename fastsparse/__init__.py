@@ -1,2 +1,3 @@
 __version__ = "0.1.0"
 from .all import *
+from .all import __all__

@@ -48,7 +48,7 @@ def register_score(name:str, score, distribution=None, doc:str='') -> Algorithm:
 def register_dynamic(name:str, presets:dict, doc:str='') -> Algorithm:
     "A dynamic sparse training algorithm from callback presets (e.g. a `grow_score_f`)"
     def make(sparsity, pattern, distribution=None, **kw):
-        kw.setdefault('batches_per_update', PAPER_UPDATE_INTERVALS.get(name, 100))
+        if not {'every', 'batches_per_update', 'schedule'} & set(kw): kw['every'] = PAPER_UPDATE_INTERVALS.get(name, 100)
         return DynamicSparseTrainingCallback(**{**presets, **kw}, sparsity=sparsity, pattern=pattern,
                                              distribution=distribution or 'uniform')
     return register_algorithm(name, 'dynamic', make, doc)

@@ -1,6 +1,9 @@
 "The whole public API of fastsparse: `from fastsparse.all import *` (or `from fastsparse import *`)."
+import importlib as _importlib
 from .core import *
 from .data import *
+from .schedule import *
+from .rewire import *
 from .callback import *
 from .io import *
 from .flops import *
@@ -15,3 +18,8 @@ from .algorithms import *
 from .export import *
 from .grid import *
 from .distributed import *
+
+_MODULES = ('core', 'data', 'schedule', 'rewire', 'callback', 'io', 'flops', 'train', 'patterns', 'prune', 'activation',
+            'optim', 'recipes', 'ste', 'algorithms', 'export', 'grid', 'distributed')
+# a star import binds these names only: no submodule, and nothing that shadows a builtin or a standard-library module
+__all__ = list(dict.fromkeys(n for m in _MODULES for n in _importlib.import_module(f'fastsparse.{m}').__all__))

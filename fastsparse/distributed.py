@@ -52,12 +52,15 @@ def broadcast_(tensors:list, src:int=0) -> list:
 
 # %% ../nbs/16_distributed.ipynb #d80d0b24
 def sync_sites_(sites:list, weights:bool=True, src:int=0):
-    "Give every process the masks (and, if `weights`, the weights and sparsities) of `sites` on process `src`"
+    "Give every process the masks (and, if `weights`, the weights and target sparsities) of `sites` on process `src`"
     if world_size() < 2 or not sites: return
     masks = [s.mask for s in sites]                 # fresh tensors when packed: written back below
-    broadcast_(masks + ([s.weight.data for s in sites] + [s.sparsity for s in sites] if weights else []), src)
+    targets = torch.tensor([s.sparsity for s in sites], dtype=torch.float64, device=masks[0].device)
+    broadcast_(masks + ([s.weight.data for s in sites] + [targets] if weights else []), src)
     with torch.no_grad():
         for s, m in zip(sites, masks): s.set_mask_(m); mask_(s.weight.data, m)
+    if weights:
+        for s, t in zip(sites, targets.tolist()): s.record.sparsity = t
 
 # %% ../nbs/16_distributed.ipynb #b9796945
 def sparse_digest(model) -> dict:
@@ -85,7 +88,7 @@ def setup_ddp(backend:str|None=None) -> bool:
 
 # %% ../nbs/16_distributed.ipynb #9feafcf9
 def _mask_buffer_names(model) -> list:
-    return [n for n, _ in model.named_buffers() if n.endswith(('_mask', '_mask_bits', '_sparsity'))]
+    return [n for n, _ in model.named_buffers() if n.endswith(('_mask', '_mask_bits'))]
 
 @functools.cache
 def _distributed_dl():

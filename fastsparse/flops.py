@@ -82,7 +82,7 @@ class FlopsCounter(Callback):
     def after_backward(self):
         key = tuple((b._version, b.data_ptr()) for b in (s.mask_buffer for s in self._sites))
         if key != self._key: self._key, (self._fd, self._fs) = key, layer_flops(self._pos)
-        dense_grad = any(getattr(s.weight, '_sparse_dense_grad', False) for s in self._sites)
+        dense_grad = any(s.record.dense_grad for s in self._sites)
         bs = find_bs(self.yb)
         self.train_flops += bs * (2 * self._fs + (self._fd if dense_grad else self._fs))
         self.dense_train_flops += bs * 3 * self._fd

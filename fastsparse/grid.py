@@ -23,7 +23,7 @@ GRID_METHODS = {            # name in the table -> (fastsparse-train method, lay
 
 GRID_PRESETS = dict(
     smoke=dict(dataset='digits', models=['mlp'], sparsities=[0.9], seeds=[0], epochs={'mlp': 2}, bs=64, lr=1e-2,
-               batches_per_update=10),
+               every=10),
     quick=dict(dataset='fashion-mnist', models=['mlp'], sparsities=[0.9], seeds=[0], epochs={'mlp': 3}, bs=128, lr=3e-3),
     cpu=dict(dataset='fashion-mnist', models=['mlp', 'lenet5'], sparsities=[0.8, 0.9, 0.95, 0.98], seeds=[0, 1, 2],
              epochs={'mlp': 10, 'lenet5': 5}, bs=128, lr=3e-3),
@@ -51,7 +51,7 @@ def run_grid(preset:str='smoke', methods=None, data_path=None, log=print, done=N
         for sp in ([0.] if meth == 'dense' else cfg['sparsities']):
             if _key(model, method, sp, seed) in have: continue      # already run (a resumed grid)
             r = train(meth, sp if meth != 'dense' else 0.9, dist, cfg['dataset'], model, ep, cfg['bs'], cfg['lr'],
-                      cfg.get('batches_per_update'), seed=seed, data_path=data_path, show_progress=False)
+                      cfg.get('every'), seed=seed, data_path=data_path, show_progress=False)
             rows.append(dict(model=model, method=method, sparsity=sp, seed=seed, epochs=ep, batch_size=cfg['bs'],
                              accuracy=r['accuracy'], train_time_s=r['train_time_s'], train_flops=r['flops']['train_fraction'],
                              inference_flops=r['flops']['inference_fraction']))

@@ -13,6 +13,7 @@ import torch, torch.nn as nn
 import yaml
 from fastai.callback.core import Callback
 from .core import *
+from .schedule import steps, epochs
 from .patterns import NM
 from .prune import prune_masks_, layer_sparsities, PruningCallback, polynomial_sparsity
 from .callback import weight_magnitude
@@ -184,37 +185,35 @@ def load_recipe(path_or_text) -> list:
     return out
 
 class _RecipeTiming(Callback):
-    "Turn a recipe's epochs and fractions of an epoch into what its callback counts (fractions of training, steps)"
+    "Turn a recipe's `update_frequency` (a fraction of an epoch) into optimizer steps between its callback's updates"
     order = -10
-    def __init__(self, cb, steps_attr, end_epoch=None, update_frequency=None):
-        self.cb, self.steps_attr, self.end_epoch, self.update_frequency = cb, steps_attr, end_epoch, update_frequency
+    def __init__(self, cb, update_frequency): self.cb, self.update_frequency = cb, update_frequency
     def before_fit(self):
-        if self.end_epoch is not None: self.cb.stop_pct = min(max(float(self.end_epoch) / self.n_epoch, 1e-9), 1.)
-        if self.update_frequency is not None:
-            setattr(self.cb, self.steps_attr, max(1, round(float(self.update_frequency) * len(self.dls.train))))
+        self.cb.schedule.every = steps(max(1, round(float(self.update_frequency) * len(self.dls.train))))
 
 def _callbacks(d) -> list:
     "The callbacks of one checked pruner dict"
     pt, kind, tgt = d['prune_type'], d['kind'], d.get('target_sparsity')
     tgt = None if tgt is None else float(tgt)
     pattern, dist = _pattern(d.get('pattern', 'unstructured')), d.get('sparsity_distribution')
-    freq = dict(update_every=int(d['frequency'])) if kind == 'pruning' else \
-           dict(batches_per_update=int(d['frequency'])) if kind == 'dynamic' else {}
+    freq = dict(every=int(d['frequency'])) if kind in ('pruning', 'dynamic') else {}
+    end = dict(end=epochs(d['end_epoch'])) if d.get('end_epoch') is not None else {}
+    timing = lambda cb: [_RecipeTiming(cb, d['update_frequency'])] if 'update_frequency' in d else []
     skip = dict(skip_gradients=bool(d['skip_gradients'])) if 'skip_gradients' in d else {}
     if kind == 'pruning':
         names = d.get('names')
         if names: dist, sp = {n: tgt for n in names}, None
         else: sp = tgt
-        kw = dict(initial_sparsity=float(d['initial_sparsity']) / tgt if tgt else 0., start_epoch=d['start_epoch'],
-                  end_epoch=d.get('end_epoch'), **freq, **skip)
+        kw = dict(initial_sparsity=float(d['initial_sparsity']) / tgt if tgt else 0., start=epochs(d['start_epoch']),
+                  **end, **freq, **skip)
         if pt == 'basic_magnitude':     # LPOT raises the sparsity goal linearly
             cb = PruningCallback(sp, 'magnitude', pattern, dist, sched=partial(polynomial_sparsity, power=1.), **kw)
         else: cb = sparse_callback(pt, sp, pattern, dist, **kw)
-        return [cb] + ([_RecipeTiming(cb, 'update_every', None, d['update_frequency'])] if 'update_frequency' in d else [])
+        return [cb] + timing(cb)
     if kind == 'ste': return [sparse_callback(pt, tgt, pattern, dist)]
     if 'drop_fraction' in d: freq['initial_drop_grow_pct'] = float(d['drop_fraction'])
-    cb = sparse_callback(pt, tgt, pattern, dist, **freq, **skip)
-    return [cb, _RecipeTiming(cb, 'batches_per_update', d.get('end_epoch'), d.get('update_frequency'))]
+    cb = sparse_callback(pt, tgt, pattern, dist, **freq, **end, **skip)
+    return [cb] + timing(cb)
 
 def recipe_callbacks(recipe) -> list:
     "The callbacks that run a recipe from `load_recipe` (or a path / YAML text)"

@@ -18,6 +18,7 @@ from .core import *
 from .core import _check_sparsity
 from .data import *
 from .callback import *
+from .schedule import schedule_args
 from .flops import FlopsCounter
 from .algorithms import ALGORITHMS, sparse_callback
 from .patterns import get_pattern
@@ -53,9 +54,11 @@ def make_learner(dataset='digits', model='mlp', bs=64, seed=42, data_path=None, 
 
 # %% ../nbs/05_train.ipynb #f8f1da36
 def train(method='rigl', sparsity:float|None=0.9, distribution='erk', dataset='digits', model='mlp', epochs=20, bs=64,
-          lr=1e-2, batches_per_update=None, seed=42, data_path=None, n_train=None, show_progress=True,
-          pattern='unstructured', sync_report=None) -> dict:
+          lr=1e-2, every=None, seed=42, data_path=None, n_train=None, show_progress=True,
+          pattern='unstructured', sync_report=None, **kwargs) -> dict:
     "Train `model` on `dataset` with a sparse `method`; return accuracy, per-layer report and FLOPs (data-parallel under `torchrun`)"
+    every = schedule_args('train', kwargs, every=every).get('every')     # `batches_per_update`: its earlier name
+    if kwargs: raise TypeError(f"train() got an unexpected keyword argument {next(iter(kwargs))!r}")
     _choice('method', method, METHODS); _choice('distribution', distribution, DISTRIBUTIONS)
     name, pat = _ALIASES.get(method, method), get_pattern(pattern)
     if pat.sparsity(None, None) is not None: sparsity = pat.sparsity(None, None)       # N:M sets the sparsity
@@ -64,10 +67,10 @@ def train(method='rigl', sparsity:float|None=0.9, distribution='erk', dataset='d
     kind = ALGORITHMS[name].kind if method != 'dense' else 'dense'
     hooks = None
     if kind == 'dynamic': hooks = sparsify_model(learn.model, sparsity, get_distribution(distribution), pattern=pattern)
-    bpu = batches_per_update or PAPER_UPDATE_INTERVALS.get(name, 100)
+    bpu = every or PAPER_UPDATE_INTERVALS.get(name, 100)
     fc, cbs = FlopsCounter(), []
     if kind != 'dense':
-        sched = dict(dynamic=dict(batches_per_update=bpu), pruning=dict(update_every=bpu, end_pct=0.75), ste={})[kind]
+        sched = dict(dynamic=dict(every=bpu), pruning=dict(every=bpu, end=0.75), ste={})[kind]
         dist = None if name.startswith('global_') or kind == 'ste' else distribution   # global ranking picks its own
         cbs.append(sparse_callback(name, sparsity, pattern, dist, **sched))
     start = time.perf_counter()
@@ -84,7 +87,7 @@ def train(method='rigl', sparsity:float|None=0.9, distribution='erk', dataset='d
         if h is not None: h.remove()
     return dict(method=method, sparsity=sparsity if method != 'dense' else 0., distribution=distribution, pattern=str(pat),
                 dataset=dataset, model=model, epochs=epochs, batch_size=bs, lr=lr,
-                batches_per_update=bpu if kind in ('dynamic', 'pruning') and name != 'static_sparse' else None, seed=seed,
+                every=bpu if kind in ('dynamic', 'pruning') and name != 'static_sparse' else None, seed=seed,
                 accuracy=float(acc), valid_loss=float(loss), train_time_s=round(elapsed, 2),
                 flops=dict(inference_dense=fc.dense_flops, inference=fc.flops, inference_fraction=fc.flops / fc.dense_flops,
                            train=fc.train_flops, train_dense=fc.dense_train_flops, train_fraction=fc.train_fraction),
@@ -106,8 +109,9 @@ def _parser():
     p.add_argument('--epochs', type=int, default=None, help='epochs (default: 20; with --grid: the preset\'s)')
     p.add_argument('--bs', type=int, default=64, help='batch size')
     p.add_argument('--lr', type=float, default=1e-2, help='peak learning rate of the one-cycle schedule (Adam)')
-    p.add_argument('--batches-per-update', type=int, default=None,
+    p.add_argument('--every', type=int, default=None,
                    help='optimizer steps between mask updates (default: 100, as in the RigL paper)')
+    p.add_argument('--batches-per-update', type=int, default=None, help=argparse.SUPPRESS)   # the earlier name of --every
     p.add_argument('--seed', type=int, default=42)
     p.add_argument('--out', default='fastsparse-train.json', help='where to write the results as JSON')
     p.add_argument('--no-progress', action='store_true', help='hide the progress bars')
@@ -126,6 +130,12 @@ def _parser():
 def main(argv=None):
     "The `fastsparse-train` command"
     a = _parser().parse_args(argv)
+    if a.batches_per_update is not None:
+        print("fastsparse-train: --batches-per-update is deprecated; use --every", file=sys.stderr)
+        if a.every is None: a.every = a.batches_per_update
+    if a.every is not None and a.every < 1:
+        print(f"fastsparse-train: error: --every must be at least 1 (optimizer steps between mask updates); got {a.every}",
+              file=sys.stderr); sys.exit(2)
     if a.grid:
         from fastsparse.grid import grid_main
         try: paths = grid_main(a.grid, a.results_dir, a.epochs, a.seeds, a.sparsities, a.data_path, a.methods, resume=a.resume)
@@ -134,7 +144,7 @@ def main(argv=None):
         print(paths['md'].read_text()); print(f"results written to {a.results_dir}")
         return
     try:
-        res = train(a.method, a.sparsity, a.distribution, a.dataset, a.model, a.epochs or 20, a.bs, a.lr, a.batches_per_update,
+        res = train(a.method, a.sparsity, a.distribution, a.dataset, a.model, a.epochs or 20, a.bs, a.lr, a.every,
                     a.seed, a.data_path, show_progress=not a.no_progress, pattern=a.pattern, sync_report=a.sync_report)
     except (ValueError, FileNotFoundError) as e:
         print(f"fastsparse-train: error: {e}", file=sys.stderr); sys.exit(2)
