@@ -28,6 +28,7 @@ class SparseOptimizerWrapper:
                             "DynamicSparseTrainingCallback or PruningCallback); for straight-through methods call "
                             "`ste_sparsify(model, sparsity)` before training and `ste_finalize(model)` after")
         self.model, self.opt, self.updater, self.total_steps, self.taken = model, opt, updater, total_steps, 0
+        self.cb = cb                                  # the callback given, if any (its arguments, its sparsify)
         self.hooks = cb.sparsify(model) if cb is not None else None
         sites = cb.select_sites(masked_sites(model)) if cb is not None else None
         updater.start(model, opt, n_epoch=n_epoch, total_steps=total_steps, sites=sites)
