@@ -17,9 +17,9 @@ __all__ = ['DEFAULT_SPARSE_TYPES', 'DISTRIBUTIONS', 'top_k_mask', 'n_ones', 'spa
            'sparsity_from_tensor', 'mask_', 'n_mask_bytes', 'pack_mask', 'unpack_mask', 'SparseRecord', 'Site',
            'sparse_sites', 'masked_sites', 'sparseable_modules', 'sparse_params', 'uniform_sparsity',
            'first_layer_dense_uniform', 'erdos_renyi_sparsity', 'get_distribution', 'sparse_init_', 'SparseHooks',
-           'enforce_masks', 'remove_sparse_hooks', 'set_dense_grads', 'record_update', 'sparsify_model',
-           'unsparsify_model', 'pack_masks_', 'unpack_masks_', 'apply_masks', 'mask_grads_', 'zero_preserving',
-           'mask_markers', 'sparsity_report']
+           'enforce_masks', 'remove_sparse_hooks', 'set_dense_grads', 'sparsify_model', 'unsparsify_model',
+           'pack_masks_', 'unpack_masks_', 'apply_masks', 'mask_grads_', 'zero_preserving', 'mask_markers',
+           'record_update', 'sparsity_report']
 
 # %% ../nbs/00_core.ipynb #219b8495
 def _flatnonzero(b:torch.Tensor) -> torch.Tensor:
@@ -29,6 +29,7 @@ def _flatnonzero(b:torch.Tensor) -> torch.Tensor:
         return torch.from_numpy(np.flatnonzero(b.detach().contiguous().numpy()))
     return b.reshape(-1).nonzero().squeeze(1)
 
+# %% ../nbs/00_core.ipynb #fd1707a0
 _SAMPLED = 1 << 15                  # CPU selections over this many entries first narrow them with a sample
 _NP_SCORES = {torch.float32, torch.float64, torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8}
 
@@ -47,6 +48,7 @@ def _np_kth_cut(v:np.ndarray, k:int, largest:bool=True, pos=None) -> np.ndarray:
         ties = ties[np.argpartition(pos[ties], need - 1)[:need]] if need > 0 else ties[:0]
     return np.concatenate((beyond, ties[:need]))
 
+# %% ../nbs/00_core.ipynb #223f9179
 def _sample_step(n:int) -> int:
     "The stride of the sample that brackets a selection among `n` entries: about `2 n^(2/3)` entries, at least 4096"
     return max(1, n // int(min(n, max(4096, 2 * n ** (2 / 3)))))
@@ -87,6 +89,7 @@ def _np_top_k(v:np.ndarray, k:int, largest:bool=True, exclude=None, m:int=0, pos
     idx = np.flatnonzero(~exclude)
     return idx[_np_kth_cut(v[idx], k, largest, None if pos is None else pos[idx])]
 
+# %% ../nbs/00_core.ipynb #12182756
 def _kth_cut(v:torch.Tensor, k:int, largest:bool=True, pos=None) -> torch.Tensor:
     "Indices of the `k` largest (smallest) entries of the 1-d `v`, by one k-th value selection; ties at the cut go to the lowest `pos`"
     n = v.numel()
@@ -100,6 +103,7 @@ def _kth_cut(v:torch.Tensor, k:int, largest:bool=True, pos=None) -> torch.Tensor
     if ties.numel() > need and pos is not None: ties = ties.index_select(0, torch.argsort(pos.index_select(0, ties)))
     return torch.cat([beyond, ties[:need]])
 
+# %% ../nbs/00_core.ipynb #756a8aca
 def _np(t:torch.Tensor) -> np.ndarray: return t.detach().contiguous().numpy()
 
 def _top_k(v:torch.Tensor, k:int, largest:bool=True, exclude=None, n_free:int|None=None, pos=None) -> torch.Tensor:
@@ -114,6 +118,7 @@ def _top_k(v:torch.Tensor, k:int, largest:bool=True, exclude=None, n_free:int|No
     if idx is None: return _kth_cut(v, k, largest, pos)
     return idx.index_select(0, _kth_cut(v.index_select(0, idx), k, largest, None if pos is None else pos.index_select(0, idx)))
 
+# %% ../nbs/00_core.ipynb #bc1a06c4
 def top_k_mask(t:torch.Tensor, n_keep:int, within:torch.Tensor|None=None) -> torch.Tensor:
     "A bool mask the shape of `t`, `True` at its `n_keep` largest values (only among `within`, if given; ties: lowest indices)"
     try: k = int(n_keep); whole = bool(k == n_keep)
@@ -146,19 +151,23 @@ def n_ones(numel:int, sparsity:float) -> int:
     if not 0. <= s <= 1.: raise ValueError(f"a sparsity is a number in [0, 1], the fraction of weights set to zero; got {sparsity!r}")
     return int(round((1. - s) * numel))
 
+# %% ../nbs/00_core.ipynb #7405924b
 def sparse_mask(sizes, sparsity:float, device=None) -> torch.Tensor:
     "A random bool mask of shape `sizes` keeping exactly `n_ones(numel, sparsity)` entries"
     sizes = torch.Size(listify(sizes) if not isinstance(sizes, torch.Size) else sizes)
     return top_k_mask(torch.rand(sizes, device=device), n_ones(sizes.numel(), sparsity))
 
+# %% ../nbs/00_core.ipynb #5811e79e
 def sparse_mask_like(t:torch.Tensor, sparsity:float) -> torch.Tensor:
     "A random bool mask shaped like `t`, on its device, at `sparsity`"
     return sparse_mask(t.shape, sparsity, device=t.device)
 
+# %% ../nbs/00_core.ipynb #b93ba59f
 def mask_from_tensor(t:torch.Tensor) -> torch.Tensor:
     "The mask of the nonzero entries of `t`"
     return t != 0
 
+# %% ../nbs/00_core.ipynb #253f6933
 def sparsity_from_tensor(t:torch.Tensor) -> float:
     "Fraction of the entries of `t` that are zero"
     return 1. - torch.count_nonzero(t).item() / max(t.numel(), 1)
@@ -175,11 +184,12 @@ def mask_(t:torch.Tensor, mask:torch.Tensor) -> torch.Tensor:
     return t
 
 # %% ../nbs/00_core.ipynb #7ba8b00f
-def _bit_shifts(device): return torch.arange(8, dtype=torch.uint8, device=device)
-
 def n_mask_bytes(numel:int) -> int:
     "Bytes that `pack_mask` takes for a mask of `numel` entries: `ceil(numel / 8)`"
     return -(-int(numel) // 8)
+
+# %% ../nbs/00_core.ipynb #59282233
+def _bit_shifts(device): return torch.arange(8, dtype=torch.uint8, device=device)
 
 def pack_mask(mask:torch.Tensor) -> torch.Tensor:
     "The bool `mask` packed into a 1-d `uint8` tensor, one bit per entry, little bit order"
@@ -189,6 +199,7 @@ def pack_mask(mask:torch.Tensor) -> torch.Tensor:
     if flat.numel() % 8: flat = torch.cat([flat, flat.new_zeros(-flat.numel() % 8)])
     return (flat.view(-1, 8) << _bit_shifts(flat.device)).sum(1, dtype=torch.uint8)   # disjoint bits: sum is or
 
+# %% ../nbs/00_core.ipynb #1e270934
 def unpack_mask(bits:torch.Tensor, shape) -> torch.Tensor:
     "The bool mask of shape `shape` that `pack_mask` packed into `bits` (a fresh tensor)"
     shape = torch.Size(listify(shape) if not isinstance(shape, torch.Size) else shape)
@@ -202,6 +213,10 @@ def unpack_mask(bits:torch.Tensor, shape) -> torch.Tensor:
 
 # %% ../nbs/00_core.ipynb #f63b4c6c
 _LAYOUTS = ('bool', 'packed')
+
+def _check_layout(layout):
+    if layout not in _LAYOUTS: raise ValueError(f"a mask layout is 'bool' or 'packed'; got {layout!r}")
+    return layout
 
 class SparseRecord:
     "What fastsparse knows about one sparse weight, in one place; `state_dict()` is what checkpoints save of it"
@@ -226,10 +241,7 @@ class SparseRecord:
         extra = ''.join(f", {k}={getattr(self, k)!r}" for k in ('source', 'constraint') if getattr(self, k))
         return f"SparseRecord({self.name}, sparsity={self.sparsity:.4g}, pattern={self.pattern!r}, layout={self.layout!r}{extra})"
 
-def _check_layout(layout):
-    if layout not in _LAYOUTS: raise ValueError(f"a mask layout is 'bool' or 'packed'; got {layout!r}")
-    return layout
-
+# %% ../nbs/00_core.ipynb #3d82fb41
 _RECORDS = '_sparse_records'        # the attribute of an owner module that holds {parameter name: SparseRecord}
 
 def _records(owner:nn.Module) -> dict:
@@ -237,8 +249,13 @@ def _records(owner:nn.Module) -> dict:
     return owner.__dict__.setdefault(_RECORDS, {})
 
 # %% ../nbs/00_core.ipynb #54b711e3
-DEFAULT_SPARSE_TYPES = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d,
-                        nn.ConvTranspose1d, nn.ConvTranspose2d, nn.ConvTranspose3d)
+def _record_from_buffers(site) -> SparseRecord:
+    "A record for a masked weight that has none: its sparsity read off the mask"
+    packed = site.pname + '_mask_bits' in site.owner._buffers
+    buf = site.owner._buffers[site.pname + ('_mask_bits' if packed else '_mask')]
+    mask = unpack_mask(buf, site.weight.shape) if packed else buf
+    return SparseRecord(site.name, 1. - int(mask.count_nonzero()) / max(mask.numel(), 1), source='mask',
+                        layout='packed' if packed else 'bool')
 
 class Site:
     "A sparse weight: `owner.<pname>`, enforced before `user` runs its forward, named `name` in the model"
@@ -305,13 +322,9 @@ class Site:
     def _mask_key(self): return self.pname + ('_mask_bits' if self.packed else '_mask')
     def __repr__(self): return f"Site({self.name}, {tuple(self.weight.shape)})"
 
-def _record_from_buffers(site) -> SparseRecord:
-    "A record for a masked weight that has none: its sparsity read off the mask"
-    packed = site.pname + '_mask_bits' in site.owner._buffers
-    buf = site.owner._buffers[site.pname + ('_mask_bits' if packed else '_mask')]
-    mask = unpack_mask(buf, site.weight.shape) if packed else buf
-    return SparseRecord(site.name, 1. - int(mask.count_nonzero()) / max(mask.numel(), 1), source='mask',
-                        layout='packed' if packed else 'bool')
+# %% ../nbs/00_core.ipynb #a533f181
+DEFAULT_SPARSE_TYPES = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d,
+                        nn.ConvTranspose1d, nn.ConvTranspose2d, nn.ConvTranspose3d)
 
 def _mha_pnames(m:nn.MultiheadAttention):
     return ['in_proj_weight'] if m.in_proj_weight is not None else ['q_proj_weight', 'k_proj_weight', 'v_proj_weight']
@@ -343,6 +356,7 @@ def sparse_sites(model:nn.Module, types=DEFAULT_SPARSE_TYPES, exclude=()) -> lis
         sites += s
     return sites
 
+# %% ../nbs/00_core.ipynb #deada026
 def masked_sites(model:nn.Module) -> list:
     "The sites of `model` that already carry a mask"
     sites = []
@@ -354,10 +368,12 @@ def masked_sites(model:nn.Module) -> list:
     for s in sites: s.user = users.get(id(s.owner), s.owner)
     return sites
 
+# %% ../nbs/00_core.ipynb #7b1ae54b
 def sparseable_modules(model:nn.Module, types=DEFAULT_SPARSE_TYPES) -> list:
     "The modules whose forward passes use a sparseable weight"
     return list({id(s.user): s.user for s in sparse_sites(model, types)}.values())
 
+# %% ../nbs/00_core.ipynb #b125d76b
 def sparse_params(model:nn.Module, types=DEFAULT_SPARSE_TYPES) -> list:
     "The weights `sparsify_model` works on: the masked ones if `model` is sparse, else the sparseable ones"
     sites = masked_sites(model) or sparse_sites(model, types)
@@ -368,10 +384,12 @@ def uniform_sparsity(params:list, model_sparsity:float) -> list:
     "Every layer at `model_sparsity`"
     return [float(model_sparsity)] * len(params)
 
+# %% ../nbs/00_core.ipynb #b11945d0
 def first_layer_dense_uniform(params:list, model_sparsity:float) -> list:
     "The first layer dense, the others at `model_sparsity`"
     return [0.] * min(len(params), 1) + [float(model_sparsity)] * (len(params) - 1)
 
+# %% ../nbs/00_core.ipynb #bef56c61
 def erdos_renyi_sparsity(params:list, model_sparsity:float, include_kernel:bool=True, erk_power_scale:float=1.0) -> list:
     "Erdos-Renyi(-Kernel) sparsities: denser layers where there are fewer connections per unit"
     shapes = [tuple(p.shape) for p in params]
@@ -389,6 +407,7 @@ def erdos_renyi_sparsity(params:list, model_sparsity:float, include_kernel:bool=
         dense |= {i for i, p in probs.items() if p == top}
     return [0. if i in dense else 1. - probs[i] for i in range(len(shapes))]
 
+# %% ../nbs/00_core.ipynb #322e7e94
 def _erdos_renyi(params, model_sparsity): return erdos_renyi_sparsity(params, model_sparsity, include_kernel=False)
 
 DISTRIBUTIONS = dict(uniform=uniform_sparsity, first_layer_dense=first_layer_dense_uniform, er=_erdos_renyi,
@@ -432,6 +451,7 @@ class SparseHooks:
     def __len__(self): return len(self.sites)
     def __repr__(self): return f"SparseHooks({len(self.sites)} sparse weights, {'active' if self.handles else 'removed'})"
 
+# %% ../nbs/00_core.ipynb #9ede44e0
 def _enforce_hook(sites):
     "Forward pre-hook applying the masks of `sites` when a weight or mask changed since it was last applied"
     refs = [(s.owner._parameters, s.pname, s.owner._buffers, s.pname + '_mask') for s in sites]
@@ -453,6 +473,7 @@ def _enforce_hook(sites):
     hook._fastsparse, hook.mark = True, mark    # `_fastsparse`: so that `remove_sparse_hooks` can find it
     return hook
 
+# %% ../nbs/00_core.ipynb #0d0994b8
 def _grad_hook(site):
     "Post-accumulate-grad hook masking the gradient of `site` (it runs every backward pass: kept lean)"
     buffers, name, recs, pname = site.owner._buffers, site.pname + '_mask', _records(site.owner), site.pname
@@ -474,6 +495,7 @@ def _grad_hook(site):
     hook._fastsparse = True                     # so that `remove_sparse_hooks` can find it
     return hook
 
+# %% ../nbs/00_core.ipynb #f21e31f0
 def enforce_masks(sites:list, enforce_mask:bool=True) -> SparseHooks:
     "Install the forward pre-hooks and gradient hooks that keep the masked weights of `sites` at zero"
     handles = []
@@ -484,6 +506,9 @@ def enforce_masks(sites:list, enforce_mask:bool=True) -> SparseHooks:
         handles += [s.weight.register_post_accumulate_grad_hook(_grad_hook(s)) for s in sites if s.weight.requires_grad]
     return SparseHooks(sites, handles)
 
+# %% ../nbs/00_core.ipynb #9a04cdff
+def _get_model(o): return getattr(o, 'model', o) if not isinstance(o, nn.Module) else o
+
 def remove_sparse_hooks(model) -> int:
     "Remove every fastsparse hook from `model` (a module or `Learner`), whoever holds its `SparseHooks`; return how many"
     n = 0
@@ -493,11 +518,12 @@ def remove_sparse_hooks(model) -> int:
         for rec in _records(m).values(): rec.dense_grad = False
     return n
 
+# %% ../nbs/00_core.ipynb #587eb59f
 def set_dense_grads(sites:list, dense:bool=True):
     "Let the gradients of `sites` reach the optimizer unmasked (`dense=True`) or masked again"
     for s in sites: s.record.dense_grad = dense
 
-# %% ../nbs/00_core.ipynb #8b5c0a97
+# %% ../nbs/00_core.ipynb #ee94b8f3
 def _check_sparsity(model_sparsity):
     try: s = float(model_sparsity)
     except (TypeError, ValueError): s = float('nan')
@@ -505,17 +531,7 @@ def _check_sparsity(model_sparsity):
         raise ValueError(f"model_sparsity must be a number in [0, 1), the fraction of weights set to zero; got {model_sparsity!r}")
     return s
 
-def _get_model(o): return getattr(o, 'model', o) if not isinstance(o, nn.Module) else o
-
 def _dist_name(f): return getattr(f, '__name__', repr(f))
-
-def record_update(site, old_mask:torch.Tensor, new_mask:torch.Tensor, pattern:str='unstructured'):
-    "Note in `site`'s record how many connections its last mask update changed (its turnover) and its pattern"
-    _note_update(site, int((old_mask != new_mask).count_nonzero()), pattern)
-
-def _note_update(site, turnover:int, pattern='unstructured'):
-    rec = site.record
-    rec.turnover, rec.pattern = int(turnover), str(pattern)
 
 def _register_mask(site, mask:torch.Tensor, packed:bool, **record):
     "Give `site` the mask buffer `mask` (packed if `packed`) and a fresh record with the fields `record`"
@@ -532,6 +548,7 @@ def _layer_masks(sites, sparsities, pattern):
     return [torch.ones_like(st.weight, dtype=torch.bool) if sp == 0 else
             pat.mask(torch.rand(st.weight.shape, device=st.weight.device), float(sp)) for st, sp in zip(sites, sparsities)]
 
+# %% ../nbs/00_core.ipynb #8acac9d5
 def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, sparse_init_mode:str|None=None,
                    enforce_mask:bool=True, types=DEFAULT_SPARSE_TYPES, exclude=(), pattern=None,
                    packed:bool=False) -> SparseHooks:
@@ -574,11 +591,13 @@ def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, 
             with torch.no_grad(): mask_(w.data, mask)
     return enforce_masks(sites, enforce_mask)
 
+# %% ../nbs/00_core.ipynb #b7ceb943
 def unsparsify_model(model):
     "Delete the mask buffers of `model` (remove its hooks first); the weights keep their zeros"
     for s in masked_sites(_get_model(model)):
         delattr(s.owner, s._mask_key); _records(s.owner).pop(s.pname, None)
 
+# %% ../nbs/00_core.ipynb #fe1b1dfa
 def _relayout_(site, packed):
     if site.packed == packed: return
     mask, rec = site.mask, site.record
@@ -592,6 +611,7 @@ def pack_masks_(model) -> list:
     for s in sites: _relayout_(s, True)
     return sites
 
+# %% ../nbs/00_core.ipynb #e39ff3c9
 def unpack_masks_(model) -> list:
     "Store every mask of `model` (a module or a `Learner`) as a bool tensor, in place; return its sites"
     sites = masked_sites(_get_model(model))
@@ -605,12 +625,14 @@ def apply_masks(model_or_sites) -> None:
     with torch.no_grad():
         for s in sites: mask_(s.weight.data, s.mask)
 
+# %% ../nbs/00_core.ipynb #df937cc1
 def mask_grads_(sites:list) -> None:
     "Zero the gradients of the masked weights of `sites` now (those that have a gradient)"
     with torch.no_grad():
         for s in sites:
             if s.weight.grad is not None: mask_(s.weight.grad, s.mask)
 
+# %% ../nbs/00_core.ipynb #26f9dc7f
 _ZERO_PRESERVING_TORCH = {'SGD', 'Adam', 'AdamW', 'Adamax', 'NAdam', 'RAdam', 'RMSprop', 'Adagrad', 'Adadelta'}
 _ZERO_PRESERVING_FASTAI = {'sgd_step', 'weight_decay', 'l2_reg', 'average_grad', 'average_sqr_grad', 'momentum_step',
                            'rms_prop_step', 'step_stat', 'debias', 'adam_step', 'radam_step', 'qhadam_step',
@@ -629,6 +651,7 @@ def zero_preserving(opt) -> bool:
     return _fastai_optimizer(opt) and \
         all(getattr(getattr(f, 'func', f), '__name__', None) in _ZERO_PRESERVING_FASTAI for f in opt.cbs)  # partials too
 
+# %% ../nbs/00_core.ipynb #9cb56b88
 def mask_markers(sites:list, opt=None) -> list:
     "The `mark` functions of the forward hooks that enforce the masks of `sites` (see `zero_preserving`)"
     # fastai's own optimizers write through `.data`, which moves no version counter: their steps never re-arm the
@@ -637,6 +660,16 @@ def mask_markers(sites:list, opt=None) -> list:
     users = {id(s.user): s.user for s in sites}.values()
     return [h.mark for u in users for h in u._forward_pre_hooks.values() if getattr(h, '_fastsparse', False) and hasattr(h, 'mark')]
 
+# %% ../nbs/00_core.ipynb #4e59a60b
+def _note_update(site, turnover:int, pattern='unstructured'):
+    rec = site.record
+    rec.turnover, rec.pattern = int(turnover), str(pattern)
+
+def record_update(site, old_mask:torch.Tensor, new_mask:torch.Tensor, pattern:str='unstructured'):
+    "Note in `site`'s record how many connections its last mask update changed (its turnover) and its pattern"
+    _note_update(site, int((old_mask != new_mask).count_nonzero()), pattern)
+
+# %% ../nbs/00_core.ipynb #2266cb7b
 def sparsity_report(model, pattern:str|None=None) -> pd.DataFrame:
     "Per-layer sparsity of a sparse model: name, shape, pattern, target and actual sparsity, nonzeros, turnover, totals"
     rows = []
