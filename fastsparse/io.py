@@ -31,6 +31,7 @@ def _mask_entry(k:str):
 
 def _mask_key(name:str, packed:bool) -> str: return name + ('_mask_bits' if packed else '_mask')
 
+# %% ../nbs/03_io.ipynb #628b5c5e
 def _relayout_state(state:dict, sites:list, packed:bool|None=None) -> dict:
     "A copy of `state` with the masks of `sites` packed (`True`), bool (`False`) or in their site's layout (`None`)"
     by_name, out = {s.name: s for s in sites}, OrderedDict()
@@ -43,10 +44,12 @@ def _relayout_state(state:dict, sites:list, packed:bool|None=None) -> dict:
     if hasattr(state, '_metadata'): out._metadata = state._metadata    # module versions, read by `load_state_dict`
     return out
 
+# %% ../nbs/03_io.ipynb #3388f5e6
 def sparse_records(model) -> dict:
     "The `SparseRecord` of every sparse weight of `model` as plain values, by weight name: what checkpoints save"
     return {s.name: s.record.state_dict() for s in masked_sites(get_model(model))}
 
+# %% ../nbs/03_io.ipynb #97ee0dd0
 def save_model(file, model, opt, with_opt:bool=True, pickle_protocol:int=2, sparse_state:dict|None=None,
                packed_masks:bool=True, rng:dict|None=None, **kwargs):
     "Save `model` (masks packed unless `packed_masks=False`, and their records), `opt` (if `with_opt`), the sparse schedule state and `rng` to `file`"
@@ -62,6 +65,7 @@ def save_model(file, model, opt, with_opt:bool=True, pickle_protocol:int=2, spar
         if rng: state['rng'] = rng
     torch.save(state, file, pickle_protocol=pickle_protocol, **kwargs)
 
+# %% ../nbs/03_io.ipynb #f6031d66
 _SECTIONS = {'model', 'opt', 'sparse', 'rng', 'records'}
 
 def _split_state(state):
@@ -70,6 +74,7 @@ def _split_state(state):
         return state['model'], state.get('opt'), state.get('sparse'), state.get('rng'), state.get('records') or {}
     return state, None, None, None, {}
 
+# %% ../nbs/03_io.ipynb #b9d3e8c4
 def _check_mask(k:str, name:str, packed:bool, mask, w:torch.Tensor, ckpt_w):
     "Raise a clear error when the checkpoint's mask `mask` (key `k`) cannot be the mask of the model's weight `w`"
     arch = "the checkpoint was saved from a different architecture"
@@ -92,6 +97,7 @@ def _check_mask(k:str, name:str, packed:bool, mask, w:torch.Tensor, ckpt_w):
         raise ValueError(f"the checkpoint's packed mask for {name} ({k}) has shape {tuple(mask.shape)}, but the model's "
                          f"weight has shape {tuple(w.shape)}, so its packed mask is {fmt}: {arch}")
 
+# %% ../nbs/03_io.ipynb #a912d001
 _INT_TYPES = (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
 
 def _upgrade_layouts(model:nn.Module, state:dict, records:dict|None=None) -> tuple:
@@ -118,6 +124,7 @@ def _upgrade_layouts(model:nn.Module, state:dict, records:dict|None=None) -> tup
             records.setdefault(name, {}).setdefault('sparsity', float(out.pop(old)))
     return out, records
 
+# %% ../nbs/03_io.ipynb #ad345ae4
 def _checkpoint_masks(model:nn.Module, model_state:dict) -> dict:
     "{weight name: (key, packed)} for every mask in `model_state`, each checked against `model`'s weight"
     mods, own = dict(model.named_modules()), set(model.state_dict())
@@ -138,6 +145,7 @@ def _checkpoint_masks(model:nn.Module, model_state:dict) -> dict:
         found[name] = k, packed
     return found
 
+# %% ../nbs/03_io.ipynb #f236774c
 def _checked_records(records:dict, found:dict) -> dict:
     "The checkpoint's records of the masks in `found`, each checked (a clear error before anything changes)"
     out = {}
@@ -148,6 +156,7 @@ def _checked_records(records:dict, found:dict) -> dict:
         except (TypeError, ValueError) as e: raise ValueError(f"the checkpoint's record of {name} is damaged: {e}") from None
     return out
 
+# %% ../nbs/03_io.ipynb #e64765c7
 def _mask_sparsity(v:torch.Tensor, k:str, shape) -> float:
     mask = unpack_mask(v, shape) if k.endswith('_bits') else v
     return 1. - int(mask.count_nonzero()) / max(mask.numel(), 1)
@@ -172,6 +181,7 @@ def masks_from_state_dict(model:nn.Module, model_state:dict, packed:bool|None=No
         _records(owner)[pname] = rec
     return enforce_masks([s for s in masked_sites(model) if s.name in set(found) - have])
 
+# %% ../nbs/03_io.ipynb #140130ee
 _np_core = getattr(np, '_core', None) or np.core
 _SAFE = [L, _np_core.multiarray.scalar, np.dtype, *[getattr(np.dtypes, d) for d in np.dtypes.__all__]]
 
@@ -199,11 +209,13 @@ def _load(file, model, opt=None, with_opt:bool=True, device=None, strict:bool=Tr
             except Exception: warn("Could not load the optimizer state.")
     return hooks, sparse_state, rng
 
+# %% ../nbs/03_io.ipynb #2abe6291
 def load_model(file, model, opt=None, with_opt:bool=True, device=None, strict:bool=True, packed:bool|None=None,
                **torch_load_kwargs):
     "Load `model` (creating its masks and records if needed; new masks packed if `packed`, default: as saved), `opt`; return (hooks of new masks, sparse state)"
     return _load(file, model, opt, with_opt, device, strict, packed, **torch_load_kwargs)[:2]
 
+# %% ../nbs/03_io.ipynb #98f2ce3b
 def rng_state(learn=None) -> dict:
     "The state of every generator a training run draws from: PyTorch's (CPU, CUDA), NumPy's, Python's, `learn`'s data loaders'"
     _, keys, pos, has_gauss, cached = np.random.get_state()
@@ -215,6 +227,7 @@ def rng_state(learn=None) -> dict:
         st['dls'] = [dl.rng.getstate() if isinstance(getattr(dl, 'rng', None), random.Random) else None for dl in dls.loaders]
     return st
 
+# %% ../nbs/03_io.ipynb #88a407e0
 def set_rng_state(st:dict, learn=None):
     "Restore the generators `rng_state` saved (the data loaders of `learn`, matched by position)"
     torch.set_rng_state(st['torch'].cpu())
@@ -227,7 +240,7 @@ def set_rng_state(st:dict, learn=None):
         for dl, s in zip(dls.loaders, st.get('dls') or []):
             if s is not None and isinstance(getattr(dl, 'rng', None), random.Random): dl.rng.setstate(s)
 
-# %% ../nbs/03_io.ipynb #628b5c5e
+# %% ../nbs/03_io.ipynb #9257509b
 def _sparse_cb_state(learn):
     st = {type(cb).__name__: cb.state_dict() for cb in learn.cbs if hasattr(cb, 'state_dict') and hasattr(cb, 'n_steps')}
     return st or getattr(learn, 'sparse_state', None)
@@ -240,6 +253,7 @@ def save(self:Learner, file, with_opt=True, pickle_protocol=2, packed_masks=True
                packed_masks=packed_masks, rng=rng_state(self) if with_rng else None)
     return file
 
+# %% ../nbs/03_io.ipynb #68ec964e
 @patch
 def load(self:Learner, file, device=None, with_opt=True, strict=True, with_rng=True):
     "Load model, masks, optimizer state, sparse schedule state and random generators from `self.path/self.model_dir/file`"
