@@ -21,7 +21,7 @@ from .patterns import get_pattern
 from .algorithms import ALGORITHMS, sparse_callback
 
 # %% auto #0
-__all__ = ['flax_layer_names', 'check_epoch_table', 'apply_table_step', 'EpochTablePruning', 'prune_types', 'load_recipe',
+__all__ = ['check_epoch_table', 'flax_layer_names', 'apply_table_step', 'EpochTablePruning', 'prune_types', 'load_recipe',
            'recipe_callbacks']
 
 # %% ../nbs/10_recipes.ipynb #00a4a61d
@@ -33,22 +33,6 @@ def _density(v, where):
     except (TypeError, ValueError): d = float('nan')
     if not 0. < d <= 1.: raise ValueError(f"{where}: densities must be in (0, 1] (the fraction of weights kept); got {v!r}")
     return d
-
-def flax_layer_names(sites:list) -> dict:
-    "Map the Flax names `Dense_i-kernel` and `Conv_i-kernel` to PyTorch weight names"
-    out, n = {}, {'Dense': 0, 'Conv': 0}
-    for s in sites:
-        kind = 'Dense' if isinstance(s.owner, nn.Linear) else 'Conv' if isinstance(s.owner, nn.modules.conv._ConvNd) else None
-        if kind and s.pname == 'weight': out[f'{kind}_{n[kind]}-kernel'] = s.name; n[kind] += 1
-    return out
-
-def _layer_key(key, sites, flax):
-    if key in flax: return flax[key]
-    names = [s.name for s in sites] + [s.name.rpartition('.')[0] for s in sites]
-    if key in names: return key
-    close = difflib.get_close_matches(key, list(flax) + names, n=3, cutoff=0.4)
-    raise ValueError(f"epoch table: {key!r} names no sparse layer" + (f"; did you mean {', '.join(map(repr, close))}?" if close
-                     else f"; use module names ({', '.join(map(repr, names[:4]))}, ...) or Flax names ({', '.join(list(flax)[:3])}, ...)"))
 
 def check_epoch_table(table:dict) -> dict:
     "Validate an epoch table (before any weight changes); return it with integer epochs"
@@ -70,6 +54,25 @@ def check_epoch_table(table:dict) -> dict:
         out[ep] = step
     return out
 
+# %% ../nbs/10_recipes.ipynb #87c8a9f9
+def flax_layer_names(sites:list) -> dict:
+    "Map the Flax names `Dense_i-kernel` and `Conv_i-kernel` to PyTorch weight names"
+    out, n = {}, {'Dense': 0, 'Conv': 0}
+    for s in sites:
+        kind = 'Dense' if isinstance(s.owner, nn.Linear) else 'Conv' if isinstance(s.owner, nn.modules.conv._ConvNd) else None
+        if kind and s.pname == 'weight': out[f'{kind}_{n[kind]}-kernel'] = s.name; n[kind] += 1
+    return out
+
+# %% ../nbs/10_recipes.ipynb #e8611ac8
+def _layer_key(key, sites, flax):
+    if key in flax: return flax[key]
+    names = [s.name for s in sites] + [s.name.rpartition('.')[0] for s in sites]
+    if key in names: return key
+    close = difflib.get_close_matches(key, list(flax) + names, n=3, cutoff=0.4)
+    raise ValueError(f"epoch table: {key!r} names no sparse layer" + (f"; did you mean {', '.join(map(repr, close))}?" if close
+                     else f"; use module names ({', '.join(map(repr, names[:4]))}, ...) or Flax names ({', '.join(list(flax)[:3])}, ...)"))
+
+# %% ../nbs/10_recipes.ipynb #2cd19841
 def apply_table_step(model:nn.Module, step:dict, opt=None):
     "Apply one epoch-table step to a sparse (masked) model: magnitude pruning that shrinks its masks"
     sites = masked_sites(model)
@@ -84,6 +87,7 @@ def apply_table_step(model:nn.Module, step:dict, opt=None):
     prune_masks_(sites, sps, [weight_magnitude(s.weight, opt) for s in sites], pattern, global_rank=glob,
                  within_mask=True, opt=opt)
 
+# %% ../nbs/10_recipes.ipynb #3bd0bf6e
 class EpochTablePruning(Callback):
     "Run an epoch table: at the start of each listed epoch, prune as its entry says"
     order = 5
@@ -103,17 +107,11 @@ class EpochTablePruning(Callback):
         if self.hooks is not None: self.learn.sparse_hooks = self.hooks
 
 # %% ../nbs/10_recipes.ipynb #1766436a
-_EXTRA_KEYS = {'pattern', 'sparsity_distribution', 'drop_fraction', 'skip_gradients'}
-_GLOBAL_KEYS = {'initial_sparsity', 'target_sparsity', 'start_epoch', 'end_epoch', 'frequency', 'update_frequency',
-                'pruners'} | _EXTRA_KEYS
-_PRUNER_KEYS = {'initial_sparsity', 'target_sparsity', 'start_epoch', 'end_epoch', 'frequency', 'update_frequency',
-                'prune_type', 'names'} | _EXTRA_KEYS
-_TRAIN_KEYS = {'start_epoch', 'end_epoch', 'iteration', 'frequency', 'dataloader', 'criterion', 'optimizer', 'postprocess', 'hostfile'}
-
 def prune_types() -> tuple:
     "The `prune_type`s a recipe may name: LPOT's `basic_magnitude` and every algorithm in `ALGORITHMS`"
     return ('basic_magnitude', *ALGORITHMS)
 
+# %% ../nbs/10_recipes.ipynb #0e958f3f
 class _RecipeLoader(yaml.SafeLoader): pass
 _RecipeLoader.add_constructor('!Pruner', lambda loader, node: loader.construct_mapping(node, deep=True))
 
@@ -123,6 +121,9 @@ def _unknown(keys, allowed, where, src):
             close = difflib.get_close_matches(str(k), sorted(allowed), n=1)
             raise ValueError(f"{src}: unknown key {k!r} in {where}" + (f"; did you mean {close[0]!r}?" if close else
                              f"; allowed: {', '.join(sorted(allowed))}"))
+
+# %% ../nbs/10_recipes.ipynb #39b30576
+def _pattern(p): return tuple(p) if isinstance(p, list) else p
 
 def _check_pruner(d, i, src):
     "Check one merged pruner dict; every error names the file and the pruner"
@@ -154,7 +155,13 @@ def _check_pruner(d, i, src):
     d['kind'] = kind
     return d
 
-def _pattern(p): return tuple(p) if isinstance(p, list) else p
+# %% ../nbs/10_recipes.ipynb #a8a05708
+_EXTRA_KEYS = {'pattern', 'sparsity_distribution', 'drop_fraction', 'skip_gradients'}
+_GLOBAL_KEYS = {'initial_sparsity', 'target_sparsity', 'start_epoch', 'end_epoch', 'frequency', 'update_frequency',
+                'pruners'} | _EXTRA_KEYS
+_PRUNER_KEYS = {'initial_sparsity', 'target_sparsity', 'start_epoch', 'end_epoch', 'frequency', 'update_frequency',
+                'prune_type', 'names'} | _EXTRA_KEYS
+_TRAIN_KEYS = {'start_epoch', 'end_epoch', 'iteration', 'frequency', 'dataloader', 'criterion', 'optimizer', 'postprocess', 'hostfile'}
 
 def load_recipe(path_or_text) -> list:
     "Read an LPOT pruning recipe (a file or YAML text) into a list of checked pruner dicts"
@@ -184,6 +191,7 @@ def load_recipe(path_or_text) -> list:
                          "runs alone: it owns every layer's mask")
     return out
 
+# %% ../nbs/10_recipes.ipynb #03860d94
 class _RecipeTiming(Callback):
     "Turn a recipe's `update_frequency` (a fraction of an epoch) into optimizer steps between its callback's updates"
     order = -10
@@ -191,6 +199,7 @@ class _RecipeTiming(Callback):
     def before_fit(self):
         self.cb.schedule.every = steps(max(1, round(float(self.update_frequency) * len(self.dls.train))))
 
+# %% ../nbs/10_recipes.ipynb #3ef1f518
 def _callbacks(d) -> list:
     "The callbacks of one checked pruner dict"
     pt, kind, tgt = d['prune_type'], d['kind'], d.get('target_sparsity')
@@ -215,6 +224,7 @@ def _callbacks(d) -> list:
     cb = sparse_callback(pt, tgt, pattern, dist, **freq, **end, **skip)
     return [cb] + timing(cb)
 
+# %% ../nbs/10_recipes.ipynb #0d2ade96
 def recipe_callbacks(recipe) -> list:
     "The callbacks that run a recipe from `load_recipe` (or a path / YAML text)"
     if not isinstance(recipe, list): recipe = load_recipe(recipe)
