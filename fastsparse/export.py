@@ -35,10 +35,12 @@ def sparse_state_dict(model) -> dict:
     dense = {k: v for k, v in state.items() if k not in skip}
     return dict(format=SPARSE_FORMAT, sparse=tensors, dense=dense, records={s.name: s.record.state_dict() for s in sites})
 
+# %% ../nbs/13_export.ipynb #1bd17193
 def save_sparse(model, file):
     "Save `model` (a module or `Learner`) compressed: packed masks and kept values for its sparse weights"
     torch.save(sparse_state_dict(model), file)
 
+# %% ../nbs/13_export.ipynb #d079f308
 def _expand(name, d, device):
     shape = torch.Size(d['shape'])
     mask = unpack_mask(d['bits'], shape)
@@ -49,6 +51,7 @@ def _expand(name, d, device):
     w[mask] = d['values']
     return w.to(device), mask.to(device)
 
+# %% ../nbs/13_export.ipynb #c1985633
 def load_sparse(model, file, device=None) -> SparseHooks:
     "Load a `save_sparse` file into `model`, creating its masks if it has none; returns the hooks of new masks"
     model = _get_model(model)
@@ -107,15 +110,40 @@ class SparseLinear(nn.Module):
         super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
     def extra_repr(self): return f"in_features={self.in_features}, out_features={self.out_features}, nnz={self.values.numel()}"
 
+# %% ../nbs/13_export.ipynb #cc173cf2
+def _set_module(model, name, new):
+    parent, _, child = name.rpartition('.')
+    setattr(model.get_submodule(parent) if parent else model, child, new)
+
+# %% ../nbs/13_export.ipynb #7c561494
+def _to_semi_structured(model, sites):
+    from torch.sparse import to_sparse_semi_structured
+    for s in sites:
+        w = s.weight
+        if w.device.type != 'cuda': raise ValueError("semi-structured (2:4) sparse kernels need a CUDA GPU; the model is on "
+                                                     f"{w.device}: use the CSR conversion (semi_structured=False) on the CPU")
+        g = s.mask.reshape(-1, 4) if w.dim() == 2 and w.shape[1] % 4 == 0 else None
+        if g is None or not bool((g.sum(1) == 2).all()):
+            raise ValueError(f"{s.name}: its mask is not 2:4, which the semi-structured kernel needs; prune or train it "
+                             "with pattern='2:4' (unstructured masks cannot be converted)")
+    rows = []
+    for s in sites:
+        lin = s.owner
+        new = nn.Linear(lin.in_features, lin.out_features, bias=lin.bias is not None, device=s.weight.device, dtype=s.weight.dtype)
+        with torch.no_grad():
+            if lin.bias is not None: new.bias.copy_(lin.bias)
+        new.weight = nn.Parameter(to_sparse_semi_structured((s.weight * s.mask).detach()), requires_grad=False)
+        _set_module(model, s.name.rpartition('.')[0], new)
+        rows.append(dict(layer=s.name.rpartition('.')[0], shape=tuple(s.weight.shape), sparsity=0.5, converted=True,
+                         reason='2:4 semi-structured'))
+    return model, pd.DataFrame(rows)
+
+# %% ../nbs/13_export.ipynb #73158888
 def _median_time(f, repeats):
     f(); ts = []
     for _ in range(repeats):
         t = time.perf_counter(); f(); ts.append(time.perf_counter() - t)
     return statistics.median(ts)
-
-def _set_module(model, name, new):
-    parent, _, child = name.rpartition('.')
-    setattr(model.get_submodule(parent) if parent else model, child, new)
 
 def to_sparse_inference(model, batch_size:int=64, min_speedup:float=1.1, repeats:int=7, semi_structured:bool=False,
                         min_sparsity:float=0.5):
@@ -150,33 +178,13 @@ def to_sparse_inference(model, batch_size:int=64, min_speedup:float=1.1, repeats
         _set_module(model, s.name.rpartition('.')[0], SparseLinear(s.weight.detach() * s.mask, s.owner.bias))
     return model, pd.DataFrame(rows)
 
-def _to_semi_structured(model, sites):
-    from torch.sparse import to_sparse_semi_structured
-    for s in sites:
-        w = s.weight
-        if w.device.type != 'cuda': raise ValueError("semi-structured (2:4) sparse kernels need a CUDA GPU; the model is on "
-                                                     f"{w.device}: use the CSR conversion (semi_structured=False) on the CPU")
-        g = s.mask.reshape(-1, 4) if w.dim() == 2 and w.shape[1] % 4 == 0 else None
-        if g is None or not bool((g.sum(1) == 2).all()):
-            raise ValueError(f"{s.name}: its mask is not 2:4, which the semi-structured kernel needs; prune or train it "
-                             "with pattern='2:4' (unstructured masks cannot be converted)")
-    rows = []
-    for s in sites:
-        lin = s.owner
-        new = nn.Linear(lin.in_features, lin.out_features, bias=lin.bias is not None, device=s.weight.device, dtype=s.weight.dtype)
-        with torch.no_grad():
-            if lin.bias is not None: new.bias.copy_(lin.bias)
-        new.weight = nn.Parameter(to_sparse_semi_structured((s.weight * s.mask).detach()), requires_grad=False)
-        _set_module(model, s.name.rpartition('.')[0], new)
-        rows.append(dict(layer=s.name.rpartition('.')[0], shape=tuple(s.weight.shape), sparsity=0.5, converted=True,
-                         reason='2:4 semi-structured'))
-    return model, pd.DataFrame(rows)
-
+# %% ../nbs/13_export.ipynb #2e454fa2
 def save_inference(model, file):
     "Save a model converted by `to_sparse_inference` (which layers are CSR, and their buffers)"
     model = _get_model(model)
     torch.save(dict(csr=[n for n, m in model.named_modules() if isinstance(m, SparseLinear)], state=model.state_dict()), file)
 
+# %% ../nbs/13_export.ipynb #c5f7d0e9
 def load_inference(model, file):
     "Load a `save_inference` file into a fresh (dense) instance of the same architecture; returns the model"
     d = torch.load(file, map_location='cpu', weights_only=True)
