@@ -29,6 +29,7 @@ def saliency(param, opt):
         raise RuntimeError("saliency needs a gradient: prune after a backward pass (the pruning callback does)")
     return (param.detach() * param.grad.detach()).abs()
 
+# %% ../nbs/07_prune.ipynb #9043b52a
 PRUNING_ALGORITHMS = dict(
     no_prune=dict(score=None, distribution='uniform'),
     random=dict(score=random_score, distribution='uniform'),
@@ -43,13 +44,14 @@ def get_pruning_algorithm(name:str) -> dict:
         raise ValueError(f"unknown pruning algorithm {name!r}; the registry has: {', '.join(PRUNING_ALGORITHMS)}")
     return PRUNING_ALGORITHMS[name]
 
+# %% ../nbs/07_prune.ipynb #e6fbea02
 def _resolve(score, distribution):
     "(score function, distribution) from an algorithm name or a score function and an optional distribution"
     if isinstance(score, str):
         alg = get_pruning_algorithm(score); return alg['score'], distribution or alg['distribution']
     return score, distribution or 'uniform'
 
-# %% ../nbs/07_prune.ipynb #e6fbea02
+# %% ../nbs/07_prune.ipynb #af43ae8b
 def _module_name(site): return site.name.rpartition('.')[0] if site.pname == 'weight' else site.name
 
 def _matches(site, pat):
@@ -84,6 +86,7 @@ def layer_sparsities(sites:list, sparsity, distribution='uniform', exclude=()) -
         raise ValueError("no entry of the distribution names a layer that `exclude` leaves: nothing to prune")
     return out
 
+# %% ../nbs/07_prune.ipynb #b4a63575
 def _nm_dense(pat, sps:list) -> list:
     "An N:M pattern fixes the sparsity of the layers it prunes; those the distribution leaves dense (0) stay dense"
     return [None if isinstance(pat, NM) and sp == 0 else sp for sp in sps]
@@ -128,6 +131,7 @@ def prune_masks_(sites:list, sparsities:list, scores:list, pattern='unstructured
             if opt is not None: zero_opt_state_(opt, s.weight, new)
             s.record.sparsity = 1 - int(new.count_nonzero()) / new.numel()
 
+# %% ../nbs/07_prune.ipynb #8cd3882f
 def prune_model(model, sparsity:float|None=None, score='magnitude', pattern='unstructured', distribution=None,
                 exclude=(), opt=None, types=DEFAULT_SPARSE_TYPES) -> SparseHooks|None:
     "Prune `model` (a module or `Learner`) at once; `score` is a score function or an algorithm name"
