@@ -60,7 +60,7 @@ def save_model(file, model, opt, with_opt:bool=True, pickle_protocol:int=2, spar
     state = _relayout_state(model.state_dict(), sites, packed_masks)
     if with_opt or sparse_state or rng or sites:
         state = {'model': state, 'opt': opt.state_dict() if with_opt else None}
-        if sites: state['records'] = {s.name: s.record.state_dict() for s in sites}
+        if sites: state['records'] = sparse_records(model)
         if sparse_state: state['sparse'] = sparse_state
         if rng: state['rng'] = rng
     torch.save(state, file, pickle_protocol=pickle_protocol, **kwargs)
