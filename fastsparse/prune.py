@@ -175,7 +175,7 @@ class PruningUpdater(SparseUpdater):
     def setup(self):
         self.targets = _nm_dense(self.pattern, layer_sparsities(self.sites, self.sparsity, self.distribution, self.exclude))
         self.done = False
-        self.marks = mask_markers(self.sites, self.opt) if zero_preserving(self.opt) else []   # see `zero_preserving`
+        self.zero_preserving, self.marks = zero_preserving(self.opt), mask_markers(self.sites, self.opt)
 
     def before_step(self, pct:float) -> bool:
         self.stepping, self.pct = True, pct
@@ -199,6 +199,8 @@ class PruningUpdater(SparseUpdater):
     def after_step(self):
         if not self.stepping: return
         super().after_step()
+        # zero the masked weights now unless the step kept them zero (compiled code skips the forward hooks)
+        if not self.zero_preserving: apply_masks(self.sites)
         for mark in self.marks: mark()
 
     _saved = SparseUpdater._saved + ('done',)

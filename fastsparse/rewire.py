@@ -467,8 +467,11 @@ class DynamicSparseUpdater(SparseUpdater):
         if not self.stepping: return
         super().after_step()
         if self.pending: self.epoch_flag = False
-        if not self.mask_grads: apply_masks(self.sites)
-        if not self.mask_grads or (self.zero_preserving and not self.dense):   # the masked weights are zero now
+        # zero the masked weights now unless the step kept them zero, so that compiled code (which skips the
+        # forward hooks) and a checkpoint saved now see them zero
+        restore = not self.mask_grads or not self.zero_preserving
+        if restore: apply_masks(self.sites)
+        if restore or not self.dense:                  # the masked weights are zero now
             for mark in self.marks: mark()
         self._set_pending()
 
