@@ -6,20 +6,22 @@ Docs: https://fastsparse.github.io/fastsparse/core.html.md"""
 
 # %% ../nbs/00_core.ipynb #087dfaec
 from __future__ import annotations
-import math, fnmatch
+import math, fnmatch, warnings
+from contextlib import contextmanager
 import numpy as np
 import torch, torch.nn as nn
+from torch.nn.utils import parametrize
 import pandas as pd
 from fastcore.basics import store_attr, listify
 
 # %% auto #0
 __all__ = ['DEFAULT_SPARSE_TYPES', 'DISTRIBUTIONS', 'top_k_mask', 'n_ones', 'sparse_mask', 'sparse_mask_like', 'mask_from_tensor',
            'sparsity_from_tensor', 'mask_', 'n_mask_bytes', 'pack_mask', 'unpack_mask', 'SparseRecord', 'Site',
-           'sparse_sites', 'masked_sites', 'sparseable_modules', 'sparse_params', 'uniform_sparsity',
-           'first_layer_dense_uniform', 'erdos_renyi_sparsity', 'get_distribution', 'sparse_init_', 'SparseHooks',
-           'enforce_masks', 'remove_sparse_hooks', 'set_dense_grads', 'sparsify_model', 'unsparsify_model',
-           'pack_masks_', 'unpack_masks_', 'apply_masks', 'mask_grads_', 'zero_preserving', 'mask_markers',
-           'record_update', 'sparsity_report']
+           'TransformersConv1D', 'sparse_sites', 'masked_sites', 'sparseable_modules', 'sparse_params',
+           'uniform_sparsity', 'first_layer_dense_uniform', 'erdos_renyi_sparsity', 'get_distribution', 'sparse_init_',
+           'init_kaiming_normal_sparse_', 'SparseHooks', 'enforce_masks', 'remove_sparse_hooks', 'set_dense_grads',
+           'sparsify_model', 'unsparsify_model', 'pack_masks_', 'unpack_masks_', 'apply_masks', 'mask_grads_',
+           'zero_preserving', 'mask_markers', 'record_update', 'sparsity_report']
 
 # %% ../nbs/00_core.ipynb #219b8495
 def _flatnonzero(b:torch.Tensor) -> torch.Tensor:
@@ -258,8 +260,23 @@ def _record_from_buffers(site) -> SparseRecord:
                         layout='packed' if packed else 'bool')
 
 class Site:
-    "A sparse weight: `owner.<pname>`, enforced before `user` runs its forward, named `name` in the model"
-    def __init__(self, name:str, owner:nn.Module, pname:str, user:nn.Module): store_attr()
+    "A sparse weight: `owner.<pname>`, named `name` in the model, enforced before each module in `users` runs its forward"
+    def __init__(self, name:str, owner:nn.Module, pname:str, user:nn.Module, users:list|None=None, perm:tuple|None=None):
+        self.name, self.owner, self.pname, self.perm = name, owner, pname, perm
+        self.users = list(users) if users else [user]
+    @property
+    def user(self) -> nn.Module: "The first module whose forward uses the weight"; return self.users[0]
+    @user.setter
+    def user(self, m:nn.Module): self.users[0] = m
+    def out_major(self, t:torch.Tensor) -> torch.Tensor:
+        "`t` (shaped like the weight) as a view with outputs first and inputs second, the way `nn.Linear` stores them"
+        return t if self.perm is None else t.permute(*self.perm)
+    def from_out_major(self, t:torch.Tensor) -> torch.Tensor:
+        "Undo `out_major`: a contiguous tensor shaped like the weight"
+        if self.perm is None: return t
+        inv = [0] * len(self.perm)
+        for i, d in enumerate(self.perm): inv[d] = i
+        return t.permute(*inv).contiguous()
     @property
     def weight(self) -> torch.Tensor: return getattr(self.owner, self.pname)
     @property
@@ -323,49 +340,158 @@ class Site:
     def __repr__(self): return f"Site({self.name}, {tuple(self.weight.shape)})"
 
 # %% ../nbs/00_core.ipynb #a533f181
+class _ByName(type):
+    "A stand-in class that `isinstance` matches by the real class's name and package, so the package need not be imported"
+    def __instancecheck__(cls, obj):
+        return any(c.__name__ == cls._name and c.__module__.split('.')[0] == cls._package for c in type(obj).__mro__)
+    def __repr__(cls): return f"<{cls._package}'s {cls._name}>"
+
+class TransformersConv1D(metaclass=_ByName):
+    "transformers' `Conv1D` (GPT-2's linear layer, its weight stored inputs first), matched without importing transformers"
+    _name, _package = 'Conv1D', 'transformers'
+
 DEFAULT_SPARSE_TYPES = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d,
-                        nn.ConvTranspose1d, nn.ConvTranspose2d, nn.ConvTranspose3d)
+                        nn.ConvTranspose1d, nn.ConvTranspose2d, nn.ConvTranspose3d, TransformersConv1D)
 
 def _mha_pnames(m:nn.MultiheadAttention):
     return ['in_proj_weight'] if m.in_proj_weight is not None else ['q_proj_weight', 'k_proj_weight', 'v_proj_weight']
 
 def _join(*names): return '.'.join(n for n in names if n)
 
+def _computed(m:nn.Module, pname:str) -> torch.Tensor:
+    "The tensor the parametrization of `m.<pname>` computes, without training-mode side effects (spectral norm's power step)"
+    plist = m.parametrizations[pname]
+    was = [f.training for f in plist.modules()]
+    plist.eval()
+    try:
+        with torch.no_grad(): return getattr(m, pname)
+    finally:
+        for f, t in zip(plist.modules(), was): f.training = t
+
+def _weight_site(name:str, m:nn.Module, pname:str='weight', user=None):
+    "The site of `m.<pname>`: the parameter itself, or the tensor of its shape that its parametrization starts from"
+    perm = (1, 0) if isinstance(m, TransformersConv1D) else None      # stored (in, out)
+    if parametrize.is_parametrized(m, pname):
+        plist = m.parametrizations[pname]
+        shape = _computed(m, pname).shape
+        origs = [k for k, p in plist._parameters.items() if p is not None and p.shape == shape]
+        if len(origs) != 1:
+            raise TypeError(f"{_join(name, pname)} is computed by {', '.join(type(f).__name__ for f in plist)} from "
+                            f"{len(origs)} tensors of its shape {tuple(shape)}; fastsparse masks the one tensor of the "
+                            f"weight's shape a parametrization starts from: leave it dense with exclude=[{name!r}]")
+        return Site(_join(name, 'parametrizations', pname, origs[0]), plist, origs[0], user or m, perm=perm)
+    if not isinstance(m._parameters.get(pname), torch.Tensor):
+        if not isinstance(getattr(m, pname, None), torch.Tensor):
+            raise TypeError(f"{name or 'the model'} ({type(m).__name__}) has no tensor named `{pname}` to sparsify; "
+                            "remove its type from `types`")
+        raise TypeError(f"{_join(name, pname)} is not a parameter of {name or 'the model'} ({type(m).__name__}) but is "
+                        "computed from others by a hook (as the deprecated `torch.nn.utils.weight_norm` does): use "
+                        f"`torch.nn.utils.parametrizations.weight_norm`, or leave it dense with exclude=[{name!r}]")
+    return Site(_join(name, pname), m, pname, user or m, perm=perm)
+
 def _module_sites(name, m, types):
     "The sites of module `m`, or `None` when `m` is not sparsified itself"
     if isinstance(m, nn.MultiheadAttention):
-        return ([Site(_join(name, p), m, p, m) for p in _mha_pnames(m)]
-                + [Site(_join(name, 'out_proj.weight'), m.out_proj, 'weight', m)])
+        return [_weight_site(name, m, p) for p in _mha_pnames(m)] + [_weight_site(_join(name, 'out_proj'), m.out_proj, user=m)]
     if isinstance(m, nn.RNNBase):
-        return [Site(_join(name, p), m, p, m) for p, _ in m.named_parameters(recurse=False) if p.startswith('weight_')]
-    if isinstance(m, types):
-        if not isinstance(getattr(m, 'weight', None), torch.Tensor):
-            raise TypeError(f"{name or 'the model'} ({type(m).__name__}) has no tensor named `weight` to sparsify; "
-                            "remove its type from `types`")
-        return [Site(_join(name, 'weight'), m, 'weight', m)]
+        return [_weight_site(name, m, p) for p, _ in m.named_parameters(recurse=False) if p.startswith('weight_')]
+    if isinstance(m, types): return [_weight_site(name, m)]
 
-def sparse_sites(model:nn.Module, types=DEFAULT_SPARSE_TYPES, exclude=()) -> list:
-    "The sparse sites of `model` in `named_modules` order; `exclude` holds module names or globs to leave dense"
-    types, exclude, sites, taken = tuple(listify(types)), listify(exclude), [], set()
+def _holders(model:nn.Module) -> dict:
+    "{id(parameter): [(module name, module)]}: every module of `model` that holds each parameter"
+    out = {}
+    for name, m in model.named_modules():
+        for p in m._parameters.values():
+            if p is not None: out.setdefault(id(p), []).append((name, m))
+    return out
+
+def _aliases(model:nn.Module) -> dict:
+    "{id(tensor): [every name of it in `model`]}: a module registered twice, or a tensor held by two modules, has several"
+    out = {}
+    for n, t in [*model.named_parameters(remove_duplicate=False), *model.named_buffers(remove_duplicate=False)]:
+        out.setdefault(id(t), []).append(n)
+    return out
+
+def _fill_aliases(model:nn.Module, state:dict) -> dict:
+    "`state` with each tensor of `model` that has several names given under all of them (from the one it has)"
+    out = state.copy()
+    for names in _aliases(model).values():
+        have = [n for n in names if n in state]
+        if have and len(have) < len(names):
+            for n in names: out.setdefault(n, state[have[0]])
+    return out
+
+def _canonical(model:nn.Module) -> dict:
+    "{any name of a parameter or buffer: its canonical name, the first of its names}"
+    return {n: names[0] for names in _aliases(model).values() for n in names}
+
+_DENSE = '_sparse_dense'       # the attribute of a sparsified model that holds {weight name: why it was left dense}
+
+def _plan(model:nn.Module, types=DEFAULT_SPARSE_TYPES, exclude=()) -> tuple:
+    "(sites, dense): the sparse sites of `model`, one per tensor, and {name: reason} for the weights left dense"
+    types, exclude, found, taken, dense = tuple(listify(types)), listify(exclude), {}, set(), {}
+    names = {id(m): n for n, m in model.named_modules()}
     for name, m in model.named_modules():
         if any(t == '' or name.startswith(t + '.') for t in taken): continue  # parts of an attention or RNN layer
-        if any(fnmatch.fnmatchcase(name, pat) for pat in exclude): continue
-        s = _module_sites(name, m, types)
-        if s is None: continue
+        if any(fnmatch.fnmatchcase(name, pat) for pat in exclude):
+            for k, p in m.named_parameters(recurse=False):
+                if p.dim() > 1: dense.setdefault(id(p), (_join(name, k), 'excluded'))
+            continue
+        ss = _module_sites(name, m, types)
+        if ss is None: continue
         if isinstance(m, (nn.MultiheadAttention, nn.RNNBase)): taken.add(name)
-        sites += s
-    return sites
+        for st in ss:           # a tensor selected through several modules (tied weights): one site, every user
+            first = found.setdefault(id(st.weight), st)
+            if first is not st: first.users += [u for u in st.users if all(u is not v for v in first.users)]
+    holders, sites = _holders(model), []
+    for key, st in found.items():
+        mods = [st.owner, *st.users]
+        others = [(n, h) for n, h in holders.get(key, []) if all(h is not u for u in mods)]
+        if others:              # tied to a module left dense: the shared tensor stays dense
+            users = ', '.join(f"{names.get(id(u), '?')} ({type(u).__name__})" for u in st.users)
+            rest = ', '.join(f"{n} ({type(h).__name__})" for n, h in others)
+            dense[key] = (st.name, f"tied: shared by {users} and {rest}, which is not sparsified")
+        else: sites.append(st)
+    names = _aliases(model)
+    return sites, {a: r for key, (n, r) in dense.items() for a in names.get(key, [n])}
+
+def sparse_sites(model:nn.Module, types=DEFAULT_SPARSE_TYPES, exclude=()) -> list:
+    "The sparse sites of `model` in `named_modules` order, one per tensor; `exclude` holds module names or globs to leave dense"
+    return _plan(model, types, exclude)[0]
 
 # %% ../nbs/00_core.ipynb #deada026
+def _users(model:nn.Module) -> dict:
+    "{id(tensor): [modules whose forward uses it]}: its holders, the parametrized module for an original, the attention for `out_proj`"
+    users = {}
+    def add(t, m):
+        us = users.setdefault(id(t), [])
+        if all(m is not u for u in us): us.append(m)
+    for m in model.modules():
+        if isinstance(m, nn.MultiheadAttention): add(m.out_proj.weight, m)
+        if parametrize.is_parametrized(m):
+            for plist in m.parametrizations.values():
+                for p in plist._parameters.values():
+                    if p is not None: add(p, m)
+        if not isinstance(m, parametrize.ParametrizationList):
+            for p in m._parameters.values():
+                if p is not None: add(p, m)
+    return users
+
 def masked_sites(model:nn.Module) -> list:
-    "The sites of `model` that already carry a mask"
-    sites = []
+    "The sites of `model` that already carry a mask, each with every module whose forward uses its weight"
+    sites, users, perms = [], None, None
     for name, m in model.named_modules():
-        for b, _ in m.named_buffers(recurse=False):
+        for b in m._buffers:
             p = b[:-5] if b.endswith('_mask') else b[:-10] if b.endswith('_mask_bits') else None
-            if p and isinstance(getattr(m, p, None), torch.Tensor): sites.append(Site(_join(name, p), m, p, m))
-    users = {id(s.owner): s.user for s in sparse_sites(model) if isinstance(s.user, nn.MultiheadAttention)}
-    for s in sites: s.user = users.get(id(s.owner), s.owner)
+            if not (p and isinstance(getattr(m, p, None), torch.Tensor)): continue
+            if users is None:
+                users = _users(model)
+                perms = {id(mm._parameters.get('weight')): (1, 0) for mm in model.modules() if isinstance(mm, TransformersConv1D)}
+                for mm in model.modules():
+                    if isinstance(mm, TransformersConv1D) and parametrize.is_parametrized(mm, 'weight'):
+                        for q in mm.parametrizations.weight._parameters.values(): perms[id(q)] = (1, 0)
+            t = getattr(m, p)
+            sites.append(Site(_join(name, p), m, p, None, users=users.get(id(t)) or [m], perm=perms.get(id(t))))
     return sites
 
 # %% ../nbs/00_core.ipynb #7b1ae54b
@@ -420,21 +546,36 @@ def get_distribution(spec):
     raise ValueError(f"unknown sparsity distribution {spec!r}; use one of {', '.join(DISTRIBUTIONS)} or a function f(params, sparsity)")
 
 # %% ../nbs/00_core.ipynb #f7272b8c
-_INIT_MODES = ('fan_in', 'fan_out', 'fan_in_out')
+_INIT_MODES = ('scale', 'fan_in', 'fan_out', 'fan_in_out')
+
+def _fans(mask:torch.Tensor, mode:str) -> torch.Tensor:
+    "Each weight's count of kept connections into its output (`fan_in`), out of its input (`fan_out`) or their mean"
+    m = mask.float()
+    if m.dim() < 2: return m.sum().expand_as(m)
+    fan_in = m.sum(dim=[d for d in range(m.dim()) if d != 0], keepdim=True).expand_as(m)
+    if mode in ('scale', 'fan_in'): return fan_in
+    fan_out = m.sum(dim=[d for d in range(m.dim()) if d != 1], keepdim=True).expand_as(m)
+    return fan_out if mode == 'fan_out' else (fan_in + fan_out) / 2
 
 def sparse_init_(w:torch.Tensor, mask:torch.Tensor, mode:str='fan_in', gain:float=math.sqrt(2.)) -> torch.Tensor:
-    "Draw the kept weights of `w` from N(0, gain^2/fan) with `fan` counting only kept connections"
+    """Scale (`scale`) or draw again (`fan_in`, `fan_out`, `fan_in_out`: N(0, gain^2/fan)) the kept weights of `w` so
+    that each unit's variance counts only its kept connections; dim 0 is the output, dim 1 the input"""
     if mode not in _INIT_MODES: raise ValueError(f"sparse_init_mode={mode!r} is unknown; use one of {_INIT_MODES} or None")
-    m = mask.float()
-    if w.dim() < 2: fan = m.sum().expand_as(m)
-    else:
-        fan_in = m.sum(dim=[d for d in range(m.dim()) if d != 0], keepdim=True).expand_as(m)
-        fan_out = m.sum(dim=[d for d in range(m.dim()) if d != 1], keepdim=True).expand_as(m)
-        fan = {'fan_in': fan_in, 'fan_out': fan_out, 'fan_in_out': (fan_in + fan_out) / 2}[mode]
+    fan = _fans(mask, mode).clamp(min=1)
     with torch.no_grad():
-        w.copy_(torch.randn_like(w) * gain / fan.clamp(min=1).sqrt().to(w.dtype))
+        if mode == 'scale':     # keep the weights drawn, times sqrt(dense fan-in / kept fan-in) per output
+            if w.dim() > 1: w.mul_((math.prod(w.shape[1:]) / fan).sqrt().to(w.dtype))
+        else: w.copy_(torch.randn_like(w) * gain / fan.sqrt().to(w.dtype))
         mask_(w, mask)
     return w
+
+# %% ../nbs/00_core.ipynb #e01cf8cb
+def init_kaiming_normal_sparse_(t:torch.Tensor, mask:torch.Tensor|None=None, a:float=0., mode:str='fan_in',
+                                nonlinearity:str='leaky_relu') -> torch.Tensor:
+    "He-normal initialization of a sparse `t` in place: the fan counts only the connections `mask` keeps (default: `t != 0`)"
+    if mode not in ('fan_in', 'fan_out', 'fan_in_out'):
+        raise ValueError(f"mode={mode!r} is unknown; use 'fan_in', 'fan_out' or 'fan_in_out'")
+    return sparse_init_(t, t != 0 if mask is None else mask, mode, nn.init.calculate_gain(nonlinearity, a))
 
 # %% ../nbs/00_core.ipynb #3ace866c
 class SparseHooks:
@@ -503,7 +644,8 @@ def enforce_masks(sites:list, enforce_mask:bool=True) -> SparseHooks:
     handles = []
     if enforce_mask:
         users = {}
-        for s in sites: users.setdefault(id(s.user), (s.user, []))[1].append(s)
+        for s in sites:
+            for u in s.users: users.setdefault(id(u), (u, []))[1].append(s)
         handles += [u.register_forward_pre_hook(_enforce_hook(ss)) for u, ss in users.values()]
         handles += [s.weight.register_post_accumulate_grad_hook(_grad_hook(s)) for s in sites if s.weight.requires_grad]
     return SparseHooks(sites, handles)
@@ -541,17 +683,63 @@ def _register_mask(site, mask:torch.Tensor, packed:bool, **record):
     _records(site.owner)[site.pname] = SparseRecord(site.name, layout='packed' if packed else 'bool', **record)
 
 def _layer_masks(sites, sparsities, pattern):
-    "Random initial masks for `sites` at `sparsities` (a pattern's masks when `pattern` is given)"
+    "Random initial masks for `sites` at `sparsities` (a pattern's masks, along each weight's input dimension, when given)"
     if pattern is None: return [sparse_mask_like(st.weight.detach(), float(sp)) for st, sp in zip(sites, sparsities)]
     from fastsparse.patterns import get_pattern
     pat = get_pattern(pattern)
     for st, sp in zip(sites, sparsities):
-        if sp > 0: pat.check(st.weight.shape)
+        if sp > 0:
+            try: pat.check(st.out_major(st.weight).shape)
+            except ValueError as e:
+                raise ValueError(f"{st.name}: {e}; leave that layer dense with exclude=[{st.name.rpartition('.')[0]!r}]") from None
     return [torch.ones_like(st.weight, dtype=torch.bool) if sp == 0 else
-            pat.mask(torch.rand(st.weight.shape, device=st.weight.device), float(sp)) for st, sp in zip(sites, sparsities)]
+            st.from_out_major(pat.mask(torch.rand(st.out_major(st.weight).shape, device=st.weight.device), float(sp)))
+            for st, sp in zip(sites, sparsities)]
+
+def _parametrized_name(site) -> str|None:
+    "The name of the tensor `site`'s parametrization computes, when its weight is the original of one"
+    if not isinstance(site.owner, parametrize.ParametrizationList): return None
+    return next(k for k, v in site.user.parametrizations.items() if v is site.owner)
+
+def _check_parametrized(sites):
+    "Raise when a parametrization turns the zeros of a masked original into nonzeros of the weight it computes"
+    for st in sites:
+        k = _parametrized_name(st)
+        if k is None: continue
+        w = _computed(st.user, k)
+        if bool(w.isnan().any()):     # weight_norm of an output that keeps no weight: 0/0
+            warnings.warn(f"{k} of {st.name.split('.parametrizations.')[0] or 'the model'} has NaN entries: "
+                          f"{', '.join(type(f).__name__ for f in st.owner)} divides by a norm, and some outputs keep no "
+                          "weight at this sparsity; use a lower sparsity for this layer", RuntimeWarning)
+        if bool((w.nan_to_num(0.)[~st.mask] != 0).any()):
+            raise ValueError(f"{st.name} is masked, but {k}, which {', '.join(type(f).__name__ for f in st.owner)} "
+                             "computes from it, is nonzero where it is masked: this "
+                             "parametrization does not keep zeros (weight_norm and spectral_norm do); leave the layer "
+                             "dense with `exclude=`, or sparsify the layer before parametrizing it")
+
+@contextmanager
+def _undo_on_error(model:nn.Module, tensors=None):
+    "If the block raises, put back `model`'s buffers, records and hooks and the values of `tensors` (default: all of them)"
+    mods = [(m, dict(m._buffers), {k: (r, r.state_dict()) for k, r in _records(m).items()}, dict(m._forward_pre_hooks))
+            for m in model.modules()]
+    ts = [*model.parameters(), *model.buffers()] if tensors is None else tensors
+    saved = [(t, t.detach().clone(), dict(t._post_accumulate_grad_hooks or {})) for t in {id(t): t for t in ts}.values()]
+    try: yield
+    except BaseException:
+        with torch.no_grad():
+            for m, bufs, recs, hooks in mods:
+                m._buffers.clear(); m._buffers.update(bufs)
+                rs = _records(m); rs.clear()
+                for k, (r, d) in recs.items(): rs[k] = r.load_state_dict(d); r._active = None
+                for k in [k for k in m._forward_pre_hooks if k not in hooks]: del m._forward_pre_hooks[k]
+            for t, v, hooks in saved:
+                t.detach().copy_(v)
+                for k in [k for k in (t._post_accumulate_grad_hooks or {}) if k not in hooks]:
+                    del t._post_accumulate_grad_hooks[k]
+        raise
 
 # %% ../nbs/00_core.ipynb #8acac9d5
-def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, sparse_init_mode:str|None=None,
+def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, sparse_init_mode:str|None='scale',
                    enforce_mask:bool=True, types=DEFAULT_SPARSE_TYPES, exclude=(), pattern=None,
                    packed:bool=False) -> SparseHooks:
     "Mask the weights of `model` (a module or a `Learner`) to `model_sparsity`, distributed over layers by `sparse_f` (a function or a name)"
@@ -571,11 +759,12 @@ def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, 
     if masked_sites(model):
         raise ValueError("the model is already sparse; call `.remove()` on its hooks and `unsparsify_model(model)` "
                          "before sparsifying it again")
-    sites = sparse_sites(model, types, exclude)
+    sites, dense = _plan(model, types, exclude)
     if not sites:
         found = sorted({type(m).__name__ for m in model.modules()})
+        why = ''.join(f"; {n} is left dense ({r})" for n, r in dense.items() if r.startswith('tied'))
         raise ValueError(f"nothing to sparsify: the model has no {', '.join(t.__name__ for t in listify(types))} layers "
-                         f"(it has {', '.join(found)}); pass `types=` with the layer types to sparsify")
+                         f"(it has {', '.join(found)}){why}; pass `types=` with the layer types to sparsify")
     sparsities = list(sparse_f([st.weight for st in sites], s))
     if len(sparsities) != len(sites) or not all(0. <= float(x) <= 1. for x in sparsities):
         raise ValueError(f"{_dist_name(sparse_f)} must return one sparsity in [0, 1] per weight ({len(sites)}); "
@@ -583,21 +772,27 @@ def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, 
     if fixed is not None: sparsities = [0. if float(sp) == 0 else fixed for sp in sparsities]
     masks = _layer_masks(sites, sparsities, pattern)             # checks the pattern before any weight changes
     pat_name = 'unstructured' if pattern is None else str(get_pattern(pattern))
-    for st, sp, mask in zip(sites, sparsities, masks):
-        w = st.weight
-        if pattern is not None: sp = 1. - int(mask.count_nonzero()) / mask.numel()   # blocks may round: the exact figure
-        _register_mask(st, mask, packed, sparsity=float(sp), pattern=pat_name if sp > 0 else 'unstructured',
-                       source=f"{_dist_name(sparse_f)} at {s:g}")
-        if sparse_init_mode: sparse_init_(w.data, mask, sparse_init_mode)
-        else:
-            with torch.no_grad(): mask_(w.data, mask)
-    return enforce_masks(sites, enforce_mask)
+    with _undo_on_error(model, [st.weight for st in sites]):     # a failure leaves the model as it was
+        for st, sp, mask in zip(sites, sparsities, masks):
+            w = st.weight
+            if pattern is not None: sp = 1. - int(mask.count_nonzero()) / mask.numel()   # blocks may round: the exact figure
+            _register_mask(st, mask, packed, sparsity=float(sp), pattern=pat_name if sp > 0 else 'unstructured',
+                           source=f"{_dist_name(sparse_f)} at {s:g}")
+            if sparse_init_mode: sparse_init_(st.out_major(w.data), st.out_major(mask), sparse_init_mode)
+            else:
+                with torch.no_grad(): mask_(w.data, mask)
+        _check_parametrized(sites)
+        hooks = enforce_masks(sites, enforce_mask)
+    model.__dict__[_DENSE] = dense
+    return hooks
 
 # %% ../nbs/00_core.ipynb #b7ceb943
 def unsparsify_model(model):
     "Delete the mask buffers of `model` (remove its hooks first); the weights keep their zeros"
-    for s in masked_sites(_get_model(model)):
+    model = _get_model(model)
+    for s in masked_sites(model):
         delattr(s.owner, s._mask_key); _records(s.owner).pop(s.pname, None)
+    model.__dict__.pop(_DENSE, None)
 
 # %% ../nbs/00_core.ipynb #fe1b1dfa
 def _relayout_(site, packed):
@@ -659,7 +854,7 @@ def mask_markers(sites:list, opt=None) -> list:
     # fastai's own optimizers write through `.data`, which moves no version counter: their steps never re-arm the
     # hooks, so marking after them would only cost time
     if opt is not None and _fastai_optimizer(opt): return []
-    users = {id(s.user): s.user for s in sites}.values()
+    users = {id(u): u for s in sites for u in s.users}.values()
     return [h.mark for u in users for h in u._forward_pre_hooks.values() if getattr(h, '_fastsparse', False) and hasattr(h, 'mark')]
 
 # %% ../nbs/00_core.ipynb #4e59a60b
@@ -672,17 +867,53 @@ def record_update(site, old_mask:torch.Tensor, new_mask:torch.Tensor, pattern:st
     _note_update(site, int((old_mask != new_mask).count_nonzero()), pattern)
 
 # %% ../nbs/00_core.ipynb #2266cb7b
+def _dense_weights(model:nn.Module, masked:set) -> list:
+    "(name, module, tensor) of each weight of two or more dimensions that is not masked (a parametrized one as computed)"
+    out, seen = [], set(masked)
+    for name, m in model.named_modules():
+        if isinstance(m, parametrize.ParametrizationList): continue
+        for k, p in m._parameters.items():
+            if p is not None and p.dim() > 1 and id(p) not in seen: seen.add(id(p)); out.append((_join(name, k), m, p))
+        if parametrize.is_parametrized(m):
+            for k, plist in m.parametrizations.items():
+                origs = [id(p) for p in plist._parameters.values() if p is not None]
+                if any(o in seen for o in origs): continue
+                seen.update(origs)
+                w = _computed(m, k)
+                if w.dim() > 1: out.append((_join(name, k), m, w))
+    return out
+
+def _dense_reason(model, name, m) -> str:
+    why = model.__dict__.get(_DENSE, {}).get(name)
+    if why: return why
+    return 'not sparsified' if isinstance(m, DEFAULT_SPARSE_TYPES) else f"type not selected ({type(m).__name__})"
+
 def sparsity_report(model, pattern:str|None=None) -> pd.DataFrame:
-    "Per-layer sparsity of a sparse model: name, shape, pattern, target and actual sparsity, nonzeros, turnover, totals"
-    rows = []
-    for s in masked_sites(_get_model(model)):
+    """Per-weight sparsity of a sparse model: name, shape, pattern, target and actual sparsity, nonzeros, turnover and a
+    note; every other weight of two or more dimensions has a row with why it is dense, and the totals count them"""
+    model = _get_model(model)
+    rows, sites, names = [], masked_sites(model), _aliases(model)
+    for s in sites:
         n, nnz, rec = s.weight.numel(), torch.count_nonzero(s.weight).item(), s.record
-        rows.append(dict(layer=s.name, shape=tuple(s.weight.shape), pattern=pattern or rec.pattern,
-                         target_sparsity=rec.sparsity, sparsity=1 - nnz / n, nonzeros=nnz, numel=n, turnover=rec.turnover))
-    df = pd.DataFrame(rows, columns=['layer', 'shape', 'pattern', 'target_sparsity', 'sparsity', 'nonzeros', 'numel', 'turnover'])
+        also = [a for a in names.get(id(s.weight), []) if a != s.name]
+        k = _parametrized_name(s)
+        note = (f"computes {_join(s.name.split('.parametrizations.')[0], k)} by "
+                f"{', '.join(type(f).__name__ for f in s.owner)}" if k else '') + ('; ' if k and also else '')
+        note += f"also {', '.join(also)}" if also and not k else ''
+        rows.append(dict(layer=s.name, shape=tuple(s.weight.shape), pattern=pattern or rec.pattern, target_sparsity=rec.sparsity,
+                         sparsity=1 - nnz / n, nonzeros=nnz, numel=n, turnover=rec.turnover, note=note))
+    if sites:
+        for name, m, w in _dense_weights(model, {id(s.weight) for s in sites}):
+            n, nnz = w.numel(), torch.count_nonzero(w).item()
+            also = [a for a in names.get(id(w), []) if a != name]
+            note = f"dense: {_dense_reason(model, name, m)}" + (f"; also {', '.join(also)}" if also else '')
+            rows.append(dict(layer=name, shape=tuple(w.shape), pattern='dense', target_sparsity=0., sparsity=1 - nnz / n,
+                             nonzeros=nnz, numel=n, turnover=0, note=note))
+    df = pd.DataFrame(rows, columns=['layer', 'shape', 'pattern', 'target_sparsity', 'sparsity', 'nonzeros', 'numel',
+                                     'turnover', 'note'])
     if rows:
         n, nnz = df.numel.sum(), df.nonzeros.sum()
         tgt = 1 - sum(n_ones(r['numel'], r['target_sparsity']) for r in rows) / n
         df.loc[len(df)] = dict(layer='total', shape='', pattern='', target_sparsity=tgt, sparsity=1 - nnz / n, nonzeros=nnz,
-                               numel=n, turnover=int(df.turnover.sum()))
+                               numel=n, turnover=int(df.turnover.sum()), note='')
     return df

@@ -10,7 +10,7 @@ import time, statistics, warnings
 import torch, torch.nn as nn, torch.nn.functional as F
 import pandas as pd
 from .core import *
-from .core import _get_model
+from .core import _get_model, _aliases, _fill_aliases, _undo_on_error
 from .io import masks_from_state_dict
 
 # %% auto #0
@@ -25,13 +25,14 @@ def sparse_state_dict(model) -> dict:
     model = _get_model(model)
     sites = masked_sites(model)
     if not sites: raise ValueError("the model has no masks: sparsify or prune it before saving it sparse")
-    state, skip = model.state_dict(), set()
+    state, skip, names = model.state_dict(), set(), _aliases(model)
     tensors = {}
     for s in sites:
         mask, w = s.mask, s.weight.detach()
         tensors[s.name] = dict(shape=tuple(w.shape), dtype=str(w.dtype).replace('torch.', ''), bits=pack_mask(mask).cpu(),
                                values=w[mask].cpu().clone())
-        skip |= {s.name, f'{s.name}_mask', f'{s.name}_mask_bits'}
+        for n in names.get(id(s.weight), [s.name]):  # every name of the weight (a module registered twice, tied weights)
+            skip |= {n, f'{n}_mask', f'{n}_mask_bits'}
     dense = {k: v for k, v in state.items() if k not in skip}
     return dict(format=SPARSE_FORMAT, sparse=tensors, dense=dense, records={s.name: s.record.state_dict() for s in sites})
 
@@ -63,13 +64,15 @@ def load_sparse(model, file, device=None) -> SparseHooks:
     state = {k: v for k, v in d['dense'].items() if not k.endswith('_sparsity') or k[:-9] not in d['sparse']}
     for name, t in d['sparse'].items(): state[name], state[f'{name}_mask'] = _expand(name, t, device)
     have = {s.name: s for s in masked_sites(model)}
-    hooks = masks_from_state_dict(model, {k: v for k, v in state.items() if k.endswith('_mask') and k[:-5] in d['sparse']},
-                                  records=d.get('records'))
-    for name, s in have.items():                          # masks the model already has: written in its own layout
-        if name in d['sparse']: s.set_mask_(state.pop(f'{name}_mask'))
-    missing = [k for k in model.load_state_dict(state, strict=False).missing_keys if not k.endswith(('_mask', '_mask_bits'))]
+    with _undo_on_error(model):                           # a failure leaves the model as it was
+        hooks = masks_from_state_dict(model, {k: v for k, v in state.items() if k.endswith('_mask') and k[:-5] in d['sparse']},
+                                      records=d.get('records'))
+        for name, s in have.items():                      # masks the model already has: written in its own layout
+            if name in d['sparse']: s.set_mask_(state.pop(f'{name}_mask'))
+        state = _fill_aliases(model, state)
+        missing = [k for k in model.load_state_dict(state, strict=False).missing_keys if not k.endswith(('_mask', '_mask_bits'))]
+        apply_masks(model)
     if missing: warnings.warn(f"the sparse checkpoint holds nothing for {sorted(missing)[:3]}")
-    apply_masks(model)
     return hooks
 
 # %% ../nbs/13_export.ipynb #f6bfba29

@@ -18,7 +18,7 @@ from fastcore.xtras import join_path_file
 from fastai.learner import Learner
 from fastai.torch_core import rank_distrib, get_model
 from .core import *
-from .core import _records
+from .core import _records, _canonical, _fill_aliases, _undo_on_error
 
 # %% auto #0
 __all__ = ['sparse_records', 'save_model', 'masks_from_state_dict', 'load_model', 'rng_state', 'set_rng_state']
@@ -32,14 +32,17 @@ def _mask_entry(k:str):
 def _mask_key(name:str, packed:bool) -> str: return name + ('_mask_bits' if packed else '_mask')
 
 # %% ../nbs/03_io.ipynb #628b5c5e
-def _relayout_state(state:dict, sites:list, packed:bool|None=None) -> dict:
-    "A copy of `state` with the masks of `sites` packed (`True`), bool (`False`) or in their site's layout (`None`)"
+def _relayout_state(state:dict, sites:list, packed:bool|None=None, canon:dict|None=None) -> dict:
+    """A copy of `state` with the masks of `sites` packed (`True`), bool (`False`) or in their site's layout (`None`);
+    `canon` (from `_canonical`) finds the masks of weights registered under several names under each of them"""
     by_name, out = {s.name: s for s in sites}, OrderedDict()
+    for n, c in (canon or {}).items():
+        if c in by_name: by_name.setdefault(n, by_name[c])
     for k, v in state.items():
         e = _mask_entry(k)
         s = by_name.get(e[0]) if e else None
         if s is not None and e[1] != (s.packed if packed is None else packed):
-            k, v = _mask_key(s.name, not e[1]), unpack_mask(v, s.weight.shape) if e[1] else pack_mask(v)
+            k, v = _mask_key(e[0], not e[1]), unpack_mask(v, s.weight.shape) if e[1] else pack_mask(v)
         out[k] = v
     if hasattr(state, '_metadata'): out._metadata = state._metadata    # module versions, read by `load_state_dict`
     return out
@@ -57,7 +60,7 @@ def save_model(file, model, opt, with_opt:bool=True, pickle_protocol:int=2, spar
     if opt is None: with_opt = False
     model = get_model(model)
     sites = masked_sites(model)
-    state = _relayout_state(model.state_dict(), sites, packed_masks)
+    state = _relayout_state(model.state_dict(), sites, packed_masks, _canonical(model))
     if with_opt or sparse_state or rng or sites:
         state = {'model': state, 'opt': opt.state_dict() if with_opt else None}
         if sites: state['records'] = sparse_records(model)
@@ -127,21 +130,25 @@ def _upgrade_layouts(model:nn.Module, state:dict, records:dict|None=None) -> tup
 # %% ../nbs/03_io.ipynb #ad345ae4
 def _checkpoint_masks(model:nn.Module, model_state:dict) -> dict:
     "{weight name: (key, packed)} for every mask in `model_state`, each checked against `model`'s weight"
-    mods, own = dict(model.named_modules()), set(model.state_dict())
-    own -= {_mask_key(s.name, s.packed) for s in masked_sites(model)}
-    found = {}
+    mods, own, canon = dict(model.named_modules()), set(model.state_dict()), _canonical(model)
+    own -= {_mask_key(n, s.packed) for s in masked_sites(model) for n, c in canon.items() if c == s.name}
+    found, seen = {}, set()
     for k, mask in model_state.items():
         e = _mask_entry(k)
         if e is None or k in own: continue          # not a mask, or a buffer of the model's own (e.g. `attn_mask`)
-        name, packed = e
+        given, packed = e
+        name = canon.get(given, given)              # a weight registered under several names: its first name
         if name in found:
-            raise ValueError(f"the checkpoint holds two masks for {name}: {name}_mask and {name}_mask_bits")
+            if given in seen:
+                raise ValueError(f"the checkpoint holds two masks for {given}: {given}_mask and {given}_mask_bits")
+            continue                                 # the same mask under another name of the weight
+        seen.add(given)
         mname, _, pname = name.rpartition('.')
         owner = mods.get(mname)
         w = getattr(owner, pname, None) if owner is not None else None
         if not isinstance(w, torch.Tensor):
             raise ValueError(f"the checkpoint has a mask for {name}, which is not a weight of this model")
-        _check_mask(k, name, packed, mask, w, model_state.get(name))
+        _check_mask(k, name, packed, mask, w, model_state.get(given))
         found[name] = k, packed
     return found
 
@@ -199,9 +206,11 @@ def _load(file, model, opt=None, with_opt:bool=True, device=None, strict:bool=Tr
     if strict and missing:
         raise ValueError(f"the checkpoint holds no mask for {sorted(missing)[0]}, which is sparse in "
                          "the model: load it before `sparsify_model`, or pass strict=False to keep the current masks")
-    hooks = masks_from_state_dict(model, model_state, packed, records)
-    model.load_state_dict(_relayout_state(model_state, masked_sites(model)), strict=strict)
-    apply_masks(model)
+    with _undo_on_error(model):                 # a failure leaves the model as it was
+        hooks = masks_from_state_dict(model, model_state, packed, records)
+        canon = _canonical(model)
+        model.load_state_dict(_fill_aliases(model, _relayout_state(model_state, masked_sites(model), canon=canon)), strict=strict)
+        apply_masks(model)
     if with_opt and opt is not None:
         if opt_state is None: warn("Saved file doesn't contain an optimizer state.")
         else:

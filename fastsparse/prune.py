@@ -11,7 +11,7 @@ import torch, torch.nn as nn
 from fastai.callback.core import Callback, CancelStepException
 from fastai.callback.training import GradientClip
 from .core import *
-from .core import _check_sparsity, _get_model
+from .core import _check_sparsity, _get_model, _undo_on_error
 from .schedule import *
 from .rewire import *
 from .callback import SparseCallback
@@ -103,7 +103,7 @@ def prune_masks_(sites:list, sparsities:list, scores:list, pattern='unstructured
     pat = get_pattern(pattern)
     todo = [(s, sp, sc) for s, sp, sc in zip(sites, sparsities, scores) if sp is not None]
     for s, _, sc in todo:
-        pat.check(s.weight.shape)
+        pat.check(s.out_major(s.weight).shape)
         if sc.shape != s.weight.shape:
             raise ValueError(f"the score for {s.name} has shape {tuple(sc.shape)}, its weight {tuple(s.weight.shape)}")
     if global_rank:
@@ -121,7 +121,10 @@ def prune_masks_(sites:list, sparsities:list, scores:list, pattern='unstructured
         for s, _, _ in todo:
             n = s.weight.numel(); news.append(keep[i:i + n].view(s.weight.shape)); i += n
     else:
-        news = [pat.mask(sc, sp, within=s.mask if within_mask else None) for s, sp, sc in todo]
+        o = lambda s, t: t if isinstance(pat, Unstructured) else s.out_major(t)     # patterns see outputs first
+        news = [s.from_out_major(pat.mask(o(s, sc), sp, within=o(s, s.mask) if within_mask else None))
+                if not isinstance(pat, Unstructured) else pat.mask(sc, sp, within=s.mask if within_mask else None)
+                for s, sp, sc in todo]
     if world_size() > 1: broadcast_(news)          # process 0 decides, every process applies
     with torch.no_grad():
         for (s, _, _), new in zip(todo, news):
@@ -145,11 +148,14 @@ def prune_model(model, sparsity:float|None=None, score='magnitude', pattern='uns
     sps = _nm_dense(pat, layer_sparsities(sites, sparsity, distribution, exclude))   # check all before changing anything
     if distribution == 'global': _check_global(pat)
     for st, sp in zip(sites, sps):
-        if sp is not None: pat.check(st.weight.shape)
+        if sp is not None: pat.check(st.out_major(st.weight).shape)
     scores = [score(st.weight, opt) if sp is not None else None for st, sp in zip(sites, sps)]
     hooks = None
-    if not sites[0].is_masked: hooks = sparsify_model(model, 0., types=types); sites = masked_sites(model)
-    prune_masks_(sites, sps, scores, pat, global_rank=distribution == 'global', within_mask=False, opt=opt)
+    masks = [st.mask_buffer for st in sites if st.is_masked]
+    with _undo_on_error(model, [st.weight for st in sites] + masks):    # a failure leaves the model as it was
+        if not sites[0].is_masked:
+            hooks = sparsify_model(model, 0., sparse_init_mode=None, types=types); sites = masked_sites(model)
+        prune_masks_(sites, sps, scores, pat, global_rank=distribution == 'global', within_mask=False, opt=opt)
     return hooks
 
 # %% ../nbs/07_prune.ipynb #df14cbc7

@@ -217,7 +217,11 @@ def _pattern_road(site, n_drop:int, n_grow:int, keep_score, grow_score, opt=None
     pat, w = get_pattern(pattern), site.weight
     if callable(keep_score): keep_score = keep_score(torch.arange(w.numel(), device=w.device)).view(w.shape)
     old = site.mask
-    kept, new = pat.drop_grow(old, keep_score, grow_score, n_drop, n_grow)
+    if site.perm is None or isinstance(pat, Unstructured):
+        kept, new = pat.drop_grow(old, keep_score, grow_score, n_drop, n_grow)
+    else:                                            # a weight stored inputs first: the pattern sees it outputs first
+        o = site.out_major
+        kept, new = map(site.from_out_major, pat.drop_grow(o(old), o(keep_score), o(grow_score), n_drop, n_grow))
     if world_size() > 1: broadcast_([kept, new])   # process 0 decides, every process applies
     with torch.no_grad():
         mask_(w.data, kept)                          # dropped weights out, grown ones start at zero
@@ -435,8 +439,8 @@ class DynamicSparseUpdater(SparseUpdater):
         "The pattern `s` keeps: the updater's, or the one in its record; the mask must have it"
         pat = self.pattern or get_pattern(s.record.pattern)
         if not isinstance(pat, Unstructured) and not bool(s.mask.all()):
-            pat.check(s.weight.shape)
-            if not pat.conforms(s.mask):
+            pat.check(s.out_major(s.weight).shape)
+            if not pat.conforms(s.out_major(s.mask)):
                 raise ValueError(f"the mask of {s.name} does not have the {pat} pattern: create the masks with "
                                  f"`sparsify_model(model, sparsity, pattern={pat.name!r})`")
         return pat
