@@ -425,6 +425,13 @@ def _canonical(model:nn.Module) -> dict:
     "{any name of a parameter or buffer: its canonical name, the first of its names}"
     return {n: names[0] for names in _aliases(model).values() for n in names}
 
+_STANDARDIZED = {'StdConv1d', 'StdConv2d', 'StdConv2dSame', 'ScaledStdConv2d', 'ScaledStdConv2dSame'}
+
+def _unmaskable(m:nn.Module) -> str|None:
+    "Why `m` cannot compute with a masked weight, if it cannot (timm's weight-standardized convolutions)"
+    if type(m).__name__ in _STANDARDIZED and type(m).__module__.startswith('timm'):
+        return (f"{type(m).__name__} standardizes its weight in forward, so masked weights would not compute as zero")
+
 _DENSE = '_sparse_dense'       # the attribute of a sparsified model that holds {weight name: why it was left dense}
 
 def _plan(model:nn.Module, types=DEFAULT_SPARSE_TYPES, exclude=()) -> tuple:
@@ -437,6 +444,9 @@ def _plan(model:nn.Module, types=DEFAULT_SPARSE_TYPES, exclude=()) -> tuple:
             for k, p in m.named_parameters(recurse=False):
                 if p.dim() > 1: dense.setdefault(id(p), (_join(name, k), 'excluded'))
             continue
+        why = _unmaskable(m) if isinstance(m, types) else None
+        if why:
+            dense.setdefault(id(m.weight), (_join(name, 'weight'), why)); continue
         ss = _module_sites(name, m, types)
         if ss is None: continue
         if isinstance(m, (nn.MultiheadAttention, nn.RNNBase)): taken.add(name)

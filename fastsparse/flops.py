@@ -29,7 +29,7 @@ def _positions(m, inp, out):
 
 def _flop_modules(model):
     return [m for m in model.modules() if isinstance(m, (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d, *_CONV_T,
-                                                         nn.MultiheadAttention, nn.RNNBase))]
+                                                         nn.MultiheadAttention, nn.RNNBase, TransformersConv1D))]
 
 def trace_positions(model:nn.Module, xb) -> dict:
     "Run `model` on `xb` and return, per FLOP-counting module, its positions per sample"
