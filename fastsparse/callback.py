@@ -127,7 +127,7 @@ class DynamicSparseTrainingCallback(SparseCallback):
     def select_sites(self, sites):
         if self.sparse_modules is not None:
             mods = {id(m) for m in listify(self.sparse_modules)}
-            sites = [s for s in sites if id(s.owner) in mods or id(s.user) in mods]
+            sites = [s for s in sites if id(s.owner) in mods or any(id(u) in mods for u in s.users)]
         if not sites:
             raise ValueError("DynamicSparseTrainingCallback found no masked weights: call "
                              "`sparsify_model(learn.model, model_sparsity)` before fitting")
