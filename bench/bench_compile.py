@@ -5,12 +5,13 @@
 In one process, for LeNet-300-100 (784 inputs), the small CNN (28x28x1, as in `bench_core.py`) and torchvision's
 ResNet-18 (32x32x3, 10 classes), all at batch 64, with `torch.optim.SGD(momentum=0.9)`:
 
-- four variants: dense and sparse, eager and compiled. Sparse is 90% ERK (`sparsify_model(model, 0.9,
+- four variants: dense and sparse, eager and compiled, and a second copy of compiled dense: the ratio of the two
+  dense copies (A/A) shows how far the machine's noise alone moves a ratio. Sparse is 90% ERK (`sparsify_model(model, 0.9,
   sparse_f=erdos_renyi_sparsity)`) driven by RigL through `DynamicSparseTrainingOptimizerWrapper(every=100)`;
   compiled is `torch.compile(model)` (the optimizer step and the wrapper stay eager, as in any training loop);
 - a training step is forward, loss, backward, the optimizer step (the wrapper's, for sparse) and `zero_grad`;
-  the variants take turns step by step (rounds of one step each, the order reversed every round, so that a burst
-  of load on a shared machine hits all four alike); a variant's step time is the median over all its steps, its
+  the variants take turns step by step (rounds of one step each, in a random order, never one variant twice in a
+  row, so that a burst of load on a shared machine hits all alike and none finds its weights still in the caches); a variant's step time is the median over all its steps, its
   spread the range of its per-repeat medians, and the ratios are medians of the per-repeat ratios (with their
   range);
 - one RigL mask update is timed apart (median of repeats, as `bench_core.py` does) and added at one per 100
@@ -19,7 +20,7 @@ ResNet-18 (32x32x3, 10 classes), all at batch 64, with `torch.optim.SGD(momentum
   and in a fresh inductor cache (`torch._inductor.utils.fresh_cache`), after one warm-up compile of an unrelated
   model that pays for what a process compiles once; dense and sparse alternate which goes first.
 """
-import argparse, os, platform, statistics, sys, time
+import argparse, os, platform, random, statistics, sys, time
 from pathlib import Path
 import torch, torch.nn as nn
 import torch._dynamo as dynamo
@@ -32,7 +33,7 @@ CASES = dict(   # name -> (description, model factory, input shape, rounds per r
     lenet=('LeNet-300-100 (784 inputs)', lambda: lenet_300_100(), (784,), 300),
     cnn=('small CNN (3 conv blocks, 28x28x1)', lambda: small_cnn(width=32), (1, 28, 28), 20),
     resnet18=('ResNet-18 (torchvision, 32x32x3)', lambda: resnet18(num_classes=10), (3, 32, 32), 12))
-VARIANTS = ('dense eager', 'sparse eager', 'dense compiled', 'sparse compiled')
+VARIANTS = ('dense eager', 'sparse eager', 'dense compiled', 'sparse compiled', 'dense compiled, a copy')
 
 def batches(shape, n=4, seed=0):
     g = torch.Generator().manual_seed(seed)
@@ -89,17 +90,21 @@ def rigl_update_time(make, shape, repeats):
     return statistics.median(ts)
 
 def step_times(make, shape, n_rounds, repeats):
-    """`repeats` x `n_rounds` rounds of one training step of each variant, the order reversed every round (a burst of
-    load on a shared machine hits all four alike): name -> per-repeat lists of step times"""
+    """`repeats` x `n_rounds` rounds of one training step of each variant (a burst of load on a shared machine hits
+    all alike), in a new random order every round, never one variant twice in a row (its second step would find its
+    weights in the caches): name -> per-repeat lists of step times"""
     dynamo.reset()
-    vs = {k: Variant(make, shape, k.startswith('sparse'), k.endswith('compiled')) for k in VARIANTS}
+    vs = {k: Variant(make, shape, k.startswith('sparse'), 'compiled' in k) for k in VARIANTS}
     for v in vs.values():                        # compile, and warm up
         for _ in range(3): v.step()
-    reps = {k: [] for k in vs}
+    reps, rng, last = {k: [] for k in vs}, random.Random(0), None
     for r in range(repeats):
         for k in vs: reps[k].append([])
         for i in range(n_rounds):
-            for k in (VARIANTS if i % 2 == 0 else VARIANTS[::-1]): reps[k][-1].append(vs[k].step())
+            order = rng.sample(VARIANTS, len(VARIANTS))
+            if order[0] == last: order = order[1:] + order[:1]
+            for k in order: reps[k][-1].append(vs[k].step())
+            last = order[-1]
     for k in ('sparse eager', 'sparse compiled'):        # the masks are still exact: the benchmark trained what it should
         for s in masked_sites(vs[k].model):
             assert int(s.mask.count_nonzero()) == n_ones(s.weight.numel(), s.record.sparsity)
@@ -135,7 +140,8 @@ def main():
         ct = compile_times(make, shape, a.compile_repeats)
         upd = rigl_update_time(make, shape, max(3, a.repeats))
         reps, n_upd = step_times(make, shape, n_steps, a.repeats)
-        rows.append((desc, n_steps, summary(reps), ratio(reps, 'sparse compiled', 'dense compiled'),
+        rows.append((desc, n_steps, summary(reps), ratio(reps, 'dense compiled, a copy', 'dense compiled'),
+                     ratio(reps, 'sparse compiled', 'dense compiled'),
                      ratio(reps, 'sparse compiled', 'dense compiled', upd / 100), ratio(reps, 'sparse eager', 'dense eager'),
                      ratio(reps, 'dense eager', 'dense compiled'), upd, ct, n_upd))
         print(desc, rows[-1][2:], flush=True)
@@ -148,22 +154,24 @@ def main():
              f"{torch.__version__}, inductor (CPU, default mode), batch {BS}; {time.time() - t_start:.0f} s in all; "
              f"1-minute load average {load0:.1f} at the start and {os.getloadavg()[0]:.1f} at the end ({os.cpu_count()} cores). "
              "A shared machine: the figures are medians of interleaved repeats, with the range of the per-repeat medians.", "",
-             "The variants take turns step by step (the order reversed every round). "
+             "The variants take turns step by step (rounds in a random order, never one variant twice in a row). "
              "Sparse: 90% ERK, RigL through `DynamicSparseTrainingOptimizerWrapper(every=100)`, `torch.optim.SGD(momentum=0.9)`. "
              "Compiled: `torch.compile(model)`; the optimizer step and the wrapper run eagerly. A step is forward, loss, "
              "backward, optimizer step and `zero_grad`.", "",
              "## Step time, ms (median over all steps; range of the per-repeat medians)", "",
-             "| model | steps x repeats | dense eager | sparse eager | dense compiled | sparse compiled |",
-             "|---|---|---|---|---|---|"]
+             "| model | steps x repeats | dense eager | sparse eager | dense compiled | sparse compiled | dense compiled, a copy |",
+             "|---|---|---|---|---|---|---|"]
     for desc, n_steps, s, *_ in rows:
         lines.append(f"| {desc} | {n_steps} x {a.repeats} | " + " | ".join(ms(s[k]) for k in VARIANTS) + " |")
     lines += ["", "## Ratios (median of the per-repeat ratios; their range)", "",
               "The goal: compiled sparse within 1.03x of compiled dense. Amortized adds one RigL update per 100 steps "
-              "at its own median time.", "",
-              "| model | compiled sparse / compiled dense | amortized, with RigL updates | eager sparse / eager dense | "
-              "dense: eager / compiled | one RigL update, ms | RigL updates while timed |", "|---|---|---|---|---|---|---|"]
-    for desc, _, _, rc, rca, re_, sp, upd, _, n_upd in rows:
-        lines.append(f"| {desc} | {rt(rc)} | {rt(rca)} | {rt(re_)} | {sp[0]:.2f} ({sp[1]:.2f}-{sp[2]:.2f}) | {upd*1e3:.1f} | {n_upd} |")
+              "at its own median time. A/A is one compiled dense copy against the other: the noise floor.", "",
+              "| model | compiled sparse / compiled dense | amortized, with RigL updates | A/A: compiled dense / its copy | "
+              "eager sparse / eager dense | dense: eager / compiled | one RigL update, ms | RigL updates while timed |",
+              "|---|---|---|---|---|---|---|---|"]
+    for desc, _, _, aa, rc, rca, re_, sp, upd, _, n_upd in rows:
+        lines.append(f"| {desc} | {rt(rc)} | {rt(rca)} | {aa[0]:.3f} ({aa[1]:.3f}-{aa[2]:.3f}) | {rt(re_)} | "
+                     f"{sp[0]:.2f} ({sp[1]:.2f}-{sp[2]:.2f}) | {upd*1e3:.1f} | {n_upd} |")
     lines += ["", "## Compile time: wall time of the first training step, s", "",
               f"Each after `torch._dynamo.reset()` in a fresh inductor cache (nothing reused from earlier compiles), "
               f"{a.compile_repeats} per variant, dense and sparse taking turns to go first.", "",
