@@ -35,6 +35,21 @@ CASES = dict(   # name -> (description, model factory, input shape, rounds per r
     resnet18=('ResNet-18 (torchvision, 32x32x3)', lambda: resnet18(num_classes=10), (3, 32, 32), 12))
 VARIANTS = ('dense eager', 'sparse eager', 'dense compiled', 'sparse compiled', 'dense compiled, a copy')
 
+NOTES = """## Notes
+
+- In compiled code the forward pre-hooks step aside (no graph break, no recompile, and the sparse model's graph has
+  the dense model's operations: `nbs/19_compile.ipynb`). A compiled sparse step therefore costs a compiled dense
+  step plus the gradient hooks, which multiply each masked weight's gradient by its mask after the compiled
+  backward, plus the driver's Python (a few microseconds a step), plus the mask updates (the amortized column).
+- The gradient multiply is one pass over the sparse weights' gradients whatever the model computes: it shows in
+  LeNet-300-100's short steps (a few ms) and is lost in the convolutional models' steps. Multiplying all the
+  gradients in one `torch._foreach_mul_` before the step, or zeroing them through the active indices, is no
+  faster on this machine.
+- Eager sparse / eager dense also pays the eager forward pre-hooks.
+- A/A runs two identical compiled dense models: its distance from 1 is what noise alone does to a ratio in this run.
+- Compile time covers Dynamo's tracing, AOT autograd and inductor's C++ compiles of forward and backward.
+"""
+
 def batches(shape, n=4, seed=0):
     g = torch.Generator().manual_seed(seed)
     return [(torch.randn(BS, *shape, generator=g), torch.randint(0, 10, (BS,), generator=g)) for _ in range(n)]
@@ -180,7 +195,7 @@ def main():
         d, s = statistics.median(ct['dense']), statistics.median(ct['sparse'])
         lines.append(f"| {desc} | {d:.1f} ({', '.join(f'{t:.1f}' for t in ct['dense'])}) | "
                      f"{s:.1f} ({', '.join(f'{t:.1f}' for t in ct['sparse'])}) | {s/d:.2f} |")
-    text = "\n".join(lines) + "\n"
+    text = "\n".join(lines) + "\n\n" + NOTES
     print(text)
     Path(a.out).write_text(text)
 
