@@ -489,19 +489,15 @@ def _users(model:nn.Module) -> dict:
 
 def masked_sites(model:nn.Module) -> list:
     "The sites of `model` that already carry a mask, each with every module whose forward uses its weight"
-    sites, users, perms = [], None, None
+    sites, users = [], None
     for name, m in model.named_modules():
         for b in m._buffers:
             p = b[:-5] if b.endswith('_mask') else b[:-10] if b.endswith('_mask_bits') else None
             if not (p and isinstance(getattr(m, p, None), torch.Tensor)): continue
-            if users is None:
-                users = _users(model)
-                perms = {id(mm._parameters.get('weight')): (1, 0) for mm in model.modules() if isinstance(mm, TransformersConv1D)}
-                for mm in model.modules():
-                    if isinstance(mm, TransformersConv1D) and parametrize.is_parametrized(mm, 'weight'):
-                        for q in mm.parametrizations.weight._parameters.values(): perms[id(q)] = (1, 0)
-            t = getattr(m, p)
-            sites.append(Site(_join(name, p), m, p, None, users=users.get(id(t)) or [m], perm=perms.get(id(t))))
+            if users is None: users = _users(model)
+            us = users.get(id(getattr(m, p))) or [m]
+            perm = (1, 0) if any(isinstance(u, TransformersConv1D) for u in us) else None   # stored (in, out)
+            sites.append(Site(_join(name, p), m, p, None, users=us, perm=perm))
     return sites
 
 # %% ../nbs/00_core.ipynb #7b1ae54b
