@@ -165,14 +165,20 @@ def _write_drop_grow_(site, opt, dropped, grown, n_act:int, regrown:int, kept=No
     """Write a drop-and-grow of single weights given by flat indices: the weights, the optimizer state outside the
     kept weights (`kept`, or the old mask less `dropped`), the mask (`active`: its kept indices after), the record"""
     w, mask = site.weight, site.mask
+    gone, new = dropped, grown
+    if regrown:      # dropped and grown again in the same update: not a new connection, so it keeps its value and state
+        was = mask.view(-1).index_select(0, grown)
+        back, new = grown[was], grown[~was]
+        gone = dropped[~torch.isin(dropped, back)]
+        if kept is not None: kept.view(-1)[back] = True
     with torch.no_grad():
         wf = w.data.view(-1)
-        wf.index_fill_(0, dropped, 0.); wf.index_fill_(0, grown, 0.)   # dropped weights out, grown ones start at zero
+        wf.index_fill_(0, gone, 0.); wf.index_fill_(0, new, 0.)   # dropped weights out, new ones start at zero
         for v in _weight_states(opt, w):
             if kept is None and kernels.usable(v):    # outside the old mask (one kernel pass), then the dropped ones
-                kernels.zero_outside_(v, mask); v.view(-1).index_fill_(0, dropped, 0)
+                kernels.zero_outside_(v, mask); v.view(-1).index_fill_(0, gone, 0)
             else:
-                if kept is None: kept = mask.clone(); kept.view(-1)[dropped] = False
+                if kept is None: kept = mask.clone(); kept.view(-1)[gone] = False
                 mask_(v, kept)
         site.change_mask_(dropped, grown, active=active)
         site.record.sparsity = 1. - (n_act - dropped.numel() + grown.numel()) / w.numel()
@@ -224,8 +230,9 @@ def _pattern_road(site, n_drop:int, n_grow:int, keep_score, grow_score, opt=None
         kept, new = map(site.from_out_major, pat.drop_grow(o(old), o(keep_score), o(grow_score), n_drop, n_grow))
     if world_size() > 1: broadcast_([kept, new])   # process 0 decides, every process applies
     with torch.no_grad():
-        mask_(w.data, kept)                          # dropped weights out, grown ones start at zero
-        zero_opt_state_(opt, w, kept)
+        stay = old & new                             # a weight dropped and grown again in one update keeps its value
+        mask_(w.data, stay)                          # dropped weights out, grown ones start at zero
+        zero_opt_state_(opt, w, stay)
         record_update(site, old, new, pat)
         site.set_mask_(new)
         site.record.sparsity = 1. - int(new.count_nonzero()) / w.numel()
@@ -275,7 +282,7 @@ class SparseUpdater:
     def start(self, model:nn.Module, opt, n_epoch:int|None=None, total_steps:int|None=None, state:dict|None=None,
               sites:list|None=None):
         "Begin training `model` with `opt`: bind the schedule, find the masked weights, resume `state` if given"
-        self.model, self.opt = model, opt
+        self.model, self.opt, self.n_epoch, self.total_steps = model, opt, n_epoch, total_steps
         self.schedule.bind(n_epoch, total_steps)
         self.sites = masked_sites(model) if sites is None else sites
         if not self.sites:
@@ -447,6 +454,7 @@ class DynamicSparseUpdater(SparseUpdater):
 
     def started(self):
         for s in self.sites: zero_opt_state_(self.opt, s.weight, s.mask)
+        if self.drop_fraction and self.n_steps == 0: _warn_no_update(self)
         self.dense = not self.mask_grads
         set_dense_grads(self.sites, self.dense)
         # after a step on masked gradients by an elementwise optimizer the masked weights are still zero: the
@@ -531,6 +539,26 @@ class DynamicSparseUpdater(SparseUpdater):
             else: update(s, nd, ng)
         _run_all(pooled)
         self.n_updates += 1
+
+def _first_update(schedule:MaskSchedule, total:int, n_epoch:int|None=None) -> float:
+    "The 0-based optimizer step of the first mask update of a fresh run of `total` steps (`n_epoch` epochs)"
+    s, e = (x.value if x.unit == 'steps' else x.value * total for x in (schedule._start, schedule._end))
+    if not schedule.in_epochs: return math.ceil(s) + int(schedule.every.value) - 1
+    per = total / n_epoch                        # the update comes on the first step after `every` epochs in the window
+    return (math.ceil(math.ceil(s) / per) + schedule.every.value) * per
+
+def _warn_no_update(u):
+    "Warn when a fresh run is too short for one mask update of `u`'s schedule: it would train with fixed masks"
+    total, sch = u.total_steps, u.schedule
+    if not total or (sch.in_epochs and not u.n_epoch): return
+    end = min(sch._end.value if sch._end.unit == 'steps' else sch._end.value * total, total)
+    if _first_update(sch, total, u.n_epoch) < end: return
+    window = max(0, math.ceil(end) - math.ceil(sch._start.value if sch._start.unit == 'steps' else sch._start.value * total))
+    every = f"{sch.every.value:g} epochs" if sch.in_epochs else f"{int(sch.every.value)} optimizer steps"
+    warnings.warn(f"no mask update will happen in this fit: {type(u).__name__} updates the masks every {every} "
+                  f"between start={sch.start!r} and end={sch.end!r}, and this fit has {total} steps, "
+                  f"{window} of them in that window; the masks stay as they are (static sparse training). Give a "
+                  f"smaller `every` (e.g. every={max(1, window // 4)}) or train longer", UserWarning, stacklevel=2)
 
 def _kernel_update_(site, drop_frac:float, keep:tuple, grow:tuple, opt):
     "Drop `drop_frac` of the active weights of `site` and grow as many, by the fused kernels"
