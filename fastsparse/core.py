@@ -222,11 +222,12 @@ def _check_layout(layout):
 
 class SparseRecord:
     "What fastsparse knows about one sparse weight, in one place; `state_dict()` is what checkpoints save of it"
-    saved = ('name', 'sparsity', 'pattern', 'source', 'constraint', 'layout', 'turnover')
+    saved = ('name', 'sparsity', 'pattern', 'source', 'constraint', 'layout', 'turnover', 'total_turnover')
     def __init__(self, name:str, sparsity:float=0., pattern:str='unstructured', source:str='', constraint=None,
-                 layout:str='bool', turnover:int=0):
+                 layout:str='bool', turnover:int=0, total_turnover:int=0):
         self.name, self.sparsity, self.pattern, self.source = str(name), float(sparsity), str(pattern), str(source)
         self.constraint, self.layout, self.turnover = constraint, _check_layout(layout), int(turnover)
+        self.total_turnover = int(total_turnover)   # summed over every update since the mask was made
         self.dense_grad = False     # not saved: the gradient reaches the optimizer unmasked (`set_dense_grads`)
         self._active = None         # not saved: (mask buffer, its version and storage, flat indices of its kept weights)
     def state_dict(self) -> dict:
@@ -867,6 +868,7 @@ def mask_markers(sites:list, opt=None) -> list:
 def _note_update(site, turnover:int, pattern='unstructured'):
     rec = site.record
     rec.turnover, rec.pattern = int(turnover), str(pattern)
+    rec.total_turnover += int(turnover)
 
 def record_update(site, old_mask:torch.Tensor, new_mask:torch.Tensor, pattern:str='unstructured'):
     "Note in `site`'s record how many connections its last mask update changed (its turnover) and its pattern"
@@ -895,8 +897,8 @@ def _dense_reason(model, name, m) -> str:
     return 'not sparsified' if isinstance(m, DEFAULT_SPARSE_TYPES) else f"type not selected ({type(m).__name__})"
 
 def sparsity_report(model, pattern:str|None=None) -> pd.DataFrame:
-    """Per-weight sparsity of a sparse model: name, shape, pattern, target and actual sparsity, nonzeros, turnover and a
-    note; every other weight of two or more dimensions has a row with why it is dense, and the totals count them"""
+    """Per-weight sparsity of a sparse model: name, shape, pattern, target and actual sparsity, nonzeros, turnover (last
+    update and total) and a note; every other weight of two or more dimensions has a row with why it is dense, and the totals count them"""
     model = _get_model(model)
     rows, sites, names = [], masked_sites(model), _aliases(model)
     for s in sites:
@@ -906,20 +908,23 @@ def sparsity_report(model, pattern:str|None=None) -> pd.DataFrame:
         note = (f"computes {_join(s.name.split('.parametrizations.')[0], k)} by "
                 f"{', '.join(type(f).__name__ for f in s.owner)}" if k else '') + ('; ' if k and also else '')
         note += f"also {', '.join(also)}" if also and not k else ''
+        if rec.sparsity == 0: note = 'masked, kept dense by its layer distribution' + (f'; {note}' if note else '')
         rows.append(dict(layer=s.name, shape=tuple(s.weight.shape), pattern=pattern or rec.pattern, target_sparsity=rec.sparsity,
-                         sparsity=1 - nnz / n, nonzeros=nnz, numel=n, turnover=rec.turnover, note=note))
+                         sparsity=1 - nnz / n, nonzeros=nnz, numel=n, turnover=rec.turnover,
+                         total_turnover=rec.total_turnover, note=note))
     if sites:
         for name, m, w in _dense_weights(model, {id(s.weight) for s in sites}):
             n, nnz = w.numel(), torch.count_nonzero(w).item()
             also = [a for a in names.get(id(w), []) if a != name]
             note = f"dense: {_dense_reason(model, name, m)}" + (f"; also {', '.join(also)}" if also else '')
             rows.append(dict(layer=name, shape=tuple(w.shape), pattern='dense', target_sparsity=0., sparsity=1 - nnz / n,
-                             nonzeros=nnz, numel=n, turnover=0, note=note))
+                             nonzeros=nnz, numel=n, turnover=0, total_turnover=0, note=note))
     df = pd.DataFrame(rows, columns=['layer', 'shape', 'pattern', 'target_sparsity', 'sparsity', 'nonzeros', 'numel',
-                                     'turnover', 'note'])
+                                     'turnover', 'total_turnover', 'note'])
     if rows:
         n, nnz = df.numel.sum(), df.nonzeros.sum()
         tgt = 1 - sum(n_ones(r['numel'], r['target_sparsity']) for r in rows) / n
         df.loc[len(df)] = dict(layer='total', shape='', pattern='', target_sparsity=tgt, sparsity=1 - nnz / n, nonzeros=nnz,
-                               numel=n, turnover=int(df.turnover.sum()), note='')
+                               numel=n, turnover=int(df.turnover.sum()),
+                               total_turnover=int(df.total_turnover.sum()), note='')
     return df
