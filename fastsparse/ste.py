@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch, torch.nn as nn
 from torch.nn.utils import parametrize
 from .core import *
-from .core import _check_sparsity, _get_model
+from .core import _check_sparsity, _get_model, _plan, _register_mask, _undo_on_error, _DENSE
 from .patterns import get_pattern
 from fastai.callback.core import Callback
 
@@ -58,9 +58,24 @@ def _ste_modules(model) -> list:
     return [m for m in _get_model(model).modules()
             if parametrize.is_parametrized(m, 'weight') and isinstance(m.parametrizations.weight[0], STEMask)]
 
-def ste_finalize(model):
-    "Replace each straight-through weight by its masked value and remove the parametrization"
-    for m in _ste_modules(model): parametrize.remove_parametrizations(m, 'weight', leave_parametrized=True)
+def ste_finalize(model, keep_masks:bool=True) -> SparseHooks|None:
+    """Replace each straight-through weight by its masked value and remove the parametrization; `keep_masks`: give
+    those weights their final masks (buffers, records and hooks, as every other method leaves them) and return the hooks"""
+    model, done = _get_model(model), {}
+    for m in _ste_modules(model):
+        done[id(m)] = m.parametrizations.weight[0]
+        parametrize.remove_parametrizations(m, 'weight', leave_parametrized=True)   # computes the mask a last time
+    if not keep_masks or not done: return None
+    sites, dense = _plan(model)
+    sites = [st for st in sites if st.pname == 'weight' and id(st.owner) in done]
+    with _undo_on_error(model, []):
+        for st in sites:
+            p = done[id(st.owner)]
+            _register_mask(st, p.mask.clone(), False, sparsity=1 - int(p.mask.count_nonzero()) / p.mask.numel(),
+                           pattern=str(p.pattern), source=f"{p.score}_ste")
+        hooks = enforce_masks(sites)
+    model.__dict__[_DENSE] = dense
+    return hooks
 
 # %% ../nbs/11_ste.ipynb #eed3c703
 def is_ste(model) -> bool:
@@ -76,9 +91,18 @@ class STECallback(Callback):
         self.algorithm, self.exclude, self.finalize = algorithm, exclude, finalize
     def before_fit(self): self.active = False
     def before_train(self):                      # not before_fit: `learn.validate()` runs that one too
-        if not is_ste(self.learn.model):
-            ste_sparsify(self.learn.model, self.sparsity, self.algorithm, self.pattern, exclude=self.exclude)
+        model = self.learn.model
+        if not is_ste(model):
+            sites = masked_sites(model)
+            if any(s.record.source not in STE_ALGORITHMS for s in sites):
+                raise ValueError(f"{type(self).__name__}: the model already has masks of another method "
+                                 f"({sites[0].record.source or 'sparsify_model'}); straight-through training starts from dense "
+                                 "weights: remove them with `remove_sparse_hooks(model); unsparsify_model(model)` first")
+            if sites: remove_sparse_hooks(model); unsparsify_model(model)     # an earlier fit's: train them straight through again
+            ste_sparsify(model, self.sparsity, self.algorithm, self.pattern, exclude=self.exclude)
         self.active = True
     def after_fit(self):
-        if self.active and self.finalize: ste_finalize(self.learn.model)
+        if self.active and self.finalize:
+            hooks = ste_finalize(self.learn.model)
+            if hooks is not None: self.learn.sparse_hooks = hooks
         self.active = False
