@@ -13,6 +13,7 @@ import pandas as pd
 from fastcore.basics import patch
 from fastai.learner import Learner
 from .core import *
+from .callback import SparseCallback
 from .callback import (DynamicSparseTrainingCallback, SET_presets, SNFS_presets, RigL_presets, Static_presets,
                                  PAPER_UPDATE_INTERVALS, weight_magnitude)
 from .prune import PruningCallback, PRUNING_ALGORITHMS, saliency
@@ -88,10 +89,22 @@ def sparse_callback(algorithm:str, sparsity:float|None=None, pattern='unstructur
     "The fastai callback of `algorithm` (a registry name) at `sparsity`, with a pattern, distribution and schedule"
     return get_sparse_algorithm(algorithm).make(sparsity, pattern, distribution, **kwargs)
 
+def _method_name(cb) -> str: return cb.algorithm if isinstance(getattr(cb, 'algorithm', None), str) else type(cb).__name__
+
 @patch
-def sparsify(self:Learner, algorithm:str, sparsity:float|None=None, pattern='unstructured', distribution=None, **kwargs):
-    "Add the callback of the sparse `algorithm` to this learner (for every later `fit`); returns the learner"
-    return self.add_cb(sparse_callback(algorithm, sparsity, pattern, distribution, **kwargs))
+def sparsify(self:Learner, algorithm:str, sparsity:float|None=None, pattern='unstructured', distribution=None,
+             replace:bool=False, **kwargs):
+    """Add the callback of the sparse `algorithm` to this learner (for every later `fit`); returns the learner. A learner
+    has one sparse method at a time: `replace=True` swaps the one it has for this one"""
+    cb = sparse_callback(algorithm, sparsity, pattern, distribution, **kwargs)     # checks the arguments first
+    cb.algorithm = get_sparse_algorithm(algorithm).name
+    old = [c for c in self.cbs if isinstance(c, (SparseCallback, STECallback))]
+    if old and not replace:
+        raise ValueError(f"this learner already has a sparse method ({_method_name(old[0])}), and two would fight over "
+                         f"the same masks: pass replace=True to use {cb.algorithm!r} instead (the masks of a fit already "
+                         "done stay in the model), or give each method a fresh Learner")
+    self.remove_cbs(old)
+    return self.add_cb(cb)
 
 def sparse_optimizer(algorithm:str, model, opt, sparsity:float|None=None, pattern='unstructured', distribution=None,
                      total_steps:int|None=None, **kwargs) -> SparseOptimizerWrapper:
