@@ -11,10 +11,6 @@ from pathlib import Path
 
 root = Path(__file__).resolve().parent.parent
 
-def _test(fn, skip, force, timeout):
-    from nbdev.test import test_nb           # in the worker: the parent process stays small
-    return test_nb(fn, skip_flags=skip, force_flags=force, basepath=str(root), cell_timeout=timeout)
-
 def main(argv=None):
     p = argparse.ArgumentParser('tools/test.py', description="Run the notebooks as tests, in parallel, with progress.")
     p.add_argument('notebooks', nargs='*', help='notebooks to run (default: every notebook in nbs/)')
@@ -24,6 +20,7 @@ def main(argv=None):
     a = p.parse_args(argv)
     if a.n_workers < 1: p.error(f"--n-workers must be at least 1; got {a.n_workers}")
     from nbdev.config import get_config
+    from nbdev.test import test_nb    # sent to the workers by name: a notebook's shell replaces a worker's __main__
     skip = get_config(root).tst_flags
     skip = skip.split() if isinstance(skip, str) else list(skip)
     files = [Path(f).resolve() for f in a.notebooks] or sorted(f for f in (root/'nbs').glob('*.ipynb')
@@ -34,7 +31,8 @@ def main(argv=None):
           (f", with the cells flagged {a.flags}" if a.flags else f" (cells flagged {' or '.join(skip[1:])} skipped)"), flush=True)
     start, failed = time.time(), []
     with ProcessPoolExecutor(a.n_workers) as ex:
-        jobs = {ex.submit(_test, f, skip, a.flags.split(), a.cell_timeout or None): f for f in files}
+        jobs = {ex.submit(test_nb, f, skip_flags=skip, force_flags=a.flags.split(), basepath=str(root),
+                          cell_timeout=a.cell_timeout or None): f for f in files}
         for i, job in enumerate(as_completed(jobs), 1):
             f = jobs[job]
             try: ok, secs = job.result()
