@@ -1,2 +1,3 @@
-from fastsparse.train import main
-main()
+from fastsparse.cli import main
+
+if __name__ == '__main__': main()

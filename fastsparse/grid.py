@@ -51,7 +51,7 @@ def run_grid(preset:str='smoke', methods=None, data_path=None, log=print, done=N
         for sp in ([0.] if meth == 'dense' else cfg['sparsities']):
             if _key(model, method, sp, seed) in have: continue      # already run (a resumed grid)
             r = train(meth, sp if meth != 'dense' else 0.9, dist, cfg['dataset'], model, ep, cfg['bs'], cfg['lr'],
-                      cfg.get('every'), seed=seed, data_path=data_path, show_progress=False)
+                      cfg.get('every'), seed=seed, data_path=data_path, show_progress=False, log=None)
             rows.append(dict(model=model, method=method, sparsity=sp, seed=seed, epochs=ep, batch_size=cfg['bs'],
                              accuracy=r['accuracy'], train_time_s=r['train_time_s'], train_flops=r['flops']['train_fraction'],
                              inference_flops=r['flops']['inference_fraction']))

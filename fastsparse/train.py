@@ -6,9 +6,10 @@ Docs: https://fastsparse.github.io/fastsparse/train.html.md"""
 
 # %% ../nbs/05_train.ipynb #4366c1b6
 from __future__ import annotations
-import argparse, json, time, sys
+import json, time
 from contextlib import nullcontext
 from pathlib import Path
+from fastcore.basics import noop
 from fastai.learner import Learner
 from fastai.losses import CrossEntropyLossFlat
 from fastai.metrics import accuracy
@@ -53,9 +54,17 @@ def make_learner(dataset='digits', model='mlp', bs=64, seed=42, data_path=None, 
     return Learner(dls, net, loss_func=CrossEntropyLossFlat(), metrics=accuracy)
 
 # %% ../nbs/05_train.ipynb #f8f1da36
+def _epoch_line(names, log, n_epoch:int) -> str:
+    "A `Recorder` log as one line: `epoch 1/3: train loss 2.1271, valid loss 1.7070, accuracy 0.5710, time 00:01`"
+    d = dict(zip(names, log))
+    rest = ', '.join(f"{k.replace('_', ' ')} {v:.4f}" if isinstance(v, float) else f"{k.replace('_', ' ')} {v}"
+                     for k, v in d.items() if k != 'epoch')
+    return f"epoch {d['epoch'] + 1}/{n_epoch}: {rest}"
+
+# %% ../nbs/05_train.ipynb #d6903672
 def train(method='rigl', sparsity:float|None=0.9, distribution='erk', dataset='digits', model='mlp', epochs=20, bs=64,
           lr=1e-2, every=None, seed=42, data_path=None, n_train=None, show_progress=True,
-          pattern='unstructured', sync_report=None, **kwargs) -> dict:
+          pattern='unstructured', sync_report=None, log=print, **kwargs) -> dict:
     "Train `model` on `dataset` with a sparse `method`; return accuracy, per-layer report and FLOPs (data-parallel under `torchrun`)"
     every = schedule_args('train', kwargs, every=every).get('every')     # `batches_per_update`: its earlier name
     if kwargs: raise TypeError(f"train() got an unexpected keyword argument {next(iter(kwargs))!r}")
@@ -64,6 +73,9 @@ def train(method='rigl', sparsity:float|None=0.9, distribution='erk', dataset='d
     if pat.sparsity(None, None) is not None: sparsity = pat.sparsity(None, None)       # N:M sets the sparsity
     if method != 'dense': _check_sparsity(sparsity)
     learn = make_learner(dataset, model, bs, seed, data_path, n_train)
+    if len(learn.dls.train) == 0:
+        raise ValueError(f"batch size {bs} leaves no full training batch: {dataset} has {len(learn.dls.train_ds)} training "
+                         f"images; give a smaller batch size (--bs)")
     kind = ALGORITHMS[name].kind if method != 'dense' else 'dense'
     hooks = None
     if kind == 'dynamic': hooks = sparsify_model(learn.model, sparsity, get_distribution(distribution), pattern=pattern)
@@ -75,6 +87,8 @@ def train(method='rigl', sparsity:float|None=0.9, distribution='erk', dataset='d
         cbs.append(sparse_callback(name, sparsity, pattern, dist, **sched))
     start = time.perf_counter()
     ctx = learn.no_bar() if not show_progress else nullcontext()
+    if not show_progress:                        # one line per epoch (from process 0), or none
+        learn.logger = noop if log is None or rank_distrib() else lambda l: log(_epoch_line(learn.recorder.metric_names, l, epochs))
     with ctx, learn.ddp_ctx():                   # data-parallel under `torchrun`; no change on one process
         learn.fit_one_cycle(epochs, lr, cbs=[fc, *cbs])
         elapsed = time.perf_counter() - start
@@ -94,67 +108,7 @@ def train(method='rigl', sparsity:float|None=0.9, distribution='erk', dataset='d
                 report=report.to_dict('records') if report is not None else [])
 
 # %% ../nbs/05_train.ipynb #8bde57fc
-def _parser():
-    p = argparse.ArgumentParser('fastsparse-train', description="Train a model with a sparse training method and report "
-                                "its accuracy, per-layer sparsity and FLOPs.")
-    p.add_argument('--method', default='rigl', choices=list(METHODS), metavar='METHOD',
-                   help=f"sparse method (default: rigl): {', '.join(METHODS)}")
-    p.add_argument('--sparsity', type=float, default=0.9, help='fraction of weights set to zero (default: 0.9; an N:M '
-                   'pattern sets its own)')
-    p.add_argument('--pattern', default='unstructured', help="mask pattern: unstructured, N:M (e.g. 2:4), blockHxW, channel")
-    p.add_argument('--distribution', default='erk', choices=list(DISTRIBUTIONS), help='layer sparsities (default: erk)')
-    p.add_argument('--dataset', default='digits', choices=DATASETS, help='digits (bundled, seconds) or fashion-mnist')
-    p.add_argument('--data-path', default=None, help='folder of the Fashion-MNIST IDX files (default: Debian\'s)')
-    p.add_argument('--model', default='mlp', choices=list(MODELS), help='mlp (LeNet-300-100), lenet5, cnn or resnet18 (CIFAR-style stem)')
-    p.add_argument('--epochs', type=int, default=None, help='epochs (default: 20; with --grid: the preset\'s)')
-    p.add_argument('--bs', type=int, default=64, help='batch size')
-    p.add_argument('--lr', type=float, default=1e-2, help='peak learning rate of the one-cycle schedule (Adam)')
-    p.add_argument('--every', type=int, default=None,
-                   help='optimizer steps between mask updates (default: 100, as in the RigL paper)')
-    p.add_argument('--batches-per-update', type=int, default=None, help=argparse.SUPPRESS)   # the earlier name of --every
-    p.add_argument('--seed', type=int, default=42)
-    p.add_argument('--out', default='fastsparse-train.json', help='where to write the results as JSON')
-    p.add_argument('--no-progress', action='store_true', help='hide the progress bars')
-    p.add_argument('--grid', default=None, metavar='PRESET',
-                   help='run the methods x sparsities x seeds grid of a preset (smoke, quick, cpu) instead of one run')
-    p.add_argument('--seeds', type=int, default=None, help='with --grid: number of seeds')
-    p.add_argument('--sparsities', type=float, nargs='+', default=None, help='with --grid: the sparsities')
-    p.add_argument('--results-dir', default='results', help='with --grid: where grid.md, grid.csv and grid.png go')
-    p.add_argument('--resume', action='store_true', help='with --grid: keep the runs already in RESULTS_DIR/grid.csv and run the rest')
-    p.add_argument('--methods', nargs='+', default=None, metavar='METHOD',
-                   help='with --grid: only these methods, named as in the table (e.g. dense "RigL (ERK)")')
-    p.add_argument('--sync-report', default=None, metavar='DIR',
-                   help='write each process\'s mask and weight digests to DIR/rank<N>.json (to check a distributed run)')
-    return p
-
 def main(argv=None):
-    "The `fastsparse-train` command"
-    a = _parser().parse_args(argv)
-    if a.batches_per_update is not None:
-        print("fastsparse-train: --batches-per-update is deprecated; use --every", file=sys.stderr)
-        if a.every is None: a.every = a.batches_per_update
-    if a.every is not None and a.every < 1:
-        print(f"fastsparse-train: error: --every must be at least 1 (optimizer steps between mask updates); got {a.every}",
-              file=sys.stderr); sys.exit(2)
-    if a.grid:
-        from fastsparse.grid import grid_main
-        try: paths = grid_main(a.grid, a.results_dir, a.epochs, a.seeds, a.sparsities, a.data_path, a.methods, resume=a.resume)
-        except (ValueError, FileNotFoundError) as e:
-            print(f"fastsparse-train: error: {e}", file=sys.stderr); sys.exit(2)
-        print(paths['md'].read_text()); print(f"results written to {a.results_dir}")
-        return
-    try:
-        res = train(a.method, a.sparsity, a.distribution, a.dataset, a.model, a.epochs or 20, a.bs, a.lr, a.every,
-                    a.seed, a.data_path, show_progress=not a.no_progress, pattern=a.pattern, sync_report=a.sync_report)
-    except (ValueError, FileNotFoundError) as e:
-        print(f"fastsparse-train: error: {e}", file=sys.stderr); sys.exit(2)
-    if rank_distrib(): return                    # one report, from process 0
-    import pandas as pd
-    if res['report']: print(pd.DataFrame(res['report']).to_string(index=False))
-    f = res['flops']
-    print(f"\n{res['method']} {res['model']} on {res['dataset']}, sparsity {res['sparsity']:.2f} ({res['distribution']}, {res['pattern']}): "
-          f"accuracy {res['accuracy']:.4f}, {res['train_time_s']:.1f}s")
-    print(f"FLOPs per sample: inference {f['inference']:.4g} ({f['inference_fraction']:.3f}x dense), "
-          f"training {f['train_fraction']:.3f}x dense")
-    Path(a.out).write_text(json.dumps(res, indent=2, default=str))
-    print(f"results written to {a.out}")
+    "The `fastsparse-train` command: `fastsparse.cli.main`"
+    from fastsparse.cli import main
+    return main(argv)
