@@ -61,16 +61,17 @@ def fraction(s:str) -> float:
 
 # %% ../nbs/05a_cli.ipynb #a9d31e69
 def pattern(s:str) -> str:
-    "An argparse type: a mask pattern, `unstructured`, `N:M` (e.g. `2:4`), `blockHxW` (e.g. `block4x4`) or `channel`"
+    "An argparse type: a mask pattern, `unstructured`, `N:M` (e.g. `2:4`), `blockHxW` (e.g. `block4x4`), `channel` or `constant_fan_in`"
     p = s.strip().lower()
-    if p in ('unstructured', 'channel'): return p
+    if p in ('unstructured', 'channel', 'constant_fan_in'): return p
+    if p == 'fan_in': return 'constant_fan_in'
     if m := re.fullmatch(r'(\d+)\s*:\s*(\d+)', p):
         n, m = int(m[1]), int(m[2])
         return f'{n}:{m}' if 0 < n < m else _fail(f"an N:M pattern keeps N of every M weights and needs 0 < N < M; got {s!r}")
     if m := re.fullmatch(r'block\s*(\d+)\s*x\s*(\d+)', p):
         h, w = int(m[1]), int(m[2])
         return f'block{h}x{w}' if h >= 1 and w >= 1 else _fail(f"a block pattern needs sizes of at least 1; got {s!r}")
-    _fail(f"unknown pattern {s!r}; use unstructured, N:M (e.g. 2:4), blockHxW (e.g. block4x4) or channel")
+    _fail(f"unknown pattern {s!r}; use unstructured, N:M (e.g. 2:4), blockHxW (e.g. block4x4), channel or constant_fan_in")
 
 def nm_sparsity(p:str) -> float|None:
     "The sparsity that the N:M pattern `p` sets (1 - N/M), or None for the other patterns"
@@ -106,7 +107,8 @@ def _parser():
     r.add_argument('--sparsity', type=fraction, default=0.9, metavar='S',
                    help='fraction of weights set to zero, in [0, 1) (default: 0.9; an N:M pattern sets its own, 2:4 is 0.5)')
     r.add_argument('--pattern', type=pattern, default='unstructured',
-                   help='mask pattern: unstructured (default), N:M (e.g. 2:4), blockHxW (e.g. block4x4) or channel')
+                   help='mask pattern: unstructured (default), N:M (e.g. 2:4), blockHxW (e.g. block4x4), channel or '
+                        'constant_fan_in (every output unit keeps the same number of inputs)')
     r.add_argument('--distribution', default='erk', choices=DISTRIBUTIONS, help='how the sparsity is shared among layers (default: erk)')
     r.add_argument('--dataset', default='digits', choices=DATASETS, help='digits (bundled, seconds; default) or fashion-mnist')
     r.add_argument('--model', default='mlp', choices=MODELS,

@@ -11,7 +11,7 @@ import torch
 from .core import top_k_mask, n_ones
 
 # %% auto #0
-__all__ = ['PATTERNS', 'Pattern', 'Unstructured', 'NM', 'Block', 'Channel', 'get_pattern']
+__all__ = ['PATTERNS', 'Pattern', 'Unstructured', 'NM', 'Block', 'Channel', 'ConstantFanIn', 'get_pattern']
 
 # %% ../nbs/06_patterns.ipynb #d47a7916
 _NEG = -math.inf
@@ -174,11 +174,61 @@ class Channel(Pattern):
         wr = None if within is None else within.reshape(score.shape[0], -1).all(1)
         return self.expand(top_k_mask(rows, n_ones(rows.numel(), sparsity), within=wr), score.shape)
 
+# %% ../nbs/06_patterns.ipynb #4feef318
+class ConstantFanIn(Pattern):
+    "Every output unit (a row of a `Linear`, a filter of a convolution) keeps the same number of its inputs"
+    name = 'constant_fan_in'
+    def _rows(self, t): return t.reshape(t.shape[0], -1)
+    def check(self, shape):
+        if len(shape) < 2:
+            raise ValueError(f"{self.name} counts the inputs of each output unit: it needs a weight of two or more "
+                             f"dimensions; got shape {tuple(shape)}")
+    def k(self, shape, sparsity:float) -> int:
+        "The inputs each unit of a weight of `shape` keeps at `sparsity`: `n_ones(fan_in, sparsity)`, at least one"
+        self.check(shape)
+        fan_in = math.prod(shape[1:]); k = n_ones(fan_in, sparsity)
+        if k == 0 and sparsity > 0:
+            raise ValueError(f"{self.name}: sparsity {sparsity:g} leaves each output unit of a weight of shape "
+                             f"{tuple(shape)} none of its {fan_in} inputs; the highest sparsity it allows is "
+                             f"{1 - 1 / fan_in:.6g} (one input per unit)")
+        return k
+    def sparsity(self, shape, sparsity):
+        return sparsity if shape is None or sparsity is None else 1 - self.k(shape, sparsity) / math.prod(shape[1:])
+    def mask(self, score, sparsity, within=None):
+        k, g = self.k(score.shape, sparsity), _below(self._rows(score), torch.zeros((), dtype=torch.bool, device=score.device))
+        if within is not None:       # choose among candidates: every unit must have k of them
+            w = self._rows(within)
+            if bool((w.sum(1) < k).any()): raise ValueError(f"{self.name}: an output unit has fewer than {k} candidates")
+            g = g.masked_fill(~w, _NEG)
+        idx = torch.topk(g, k, dim=1, sorted=False).indices
+        return torch.zeros_like(g, dtype=torch.bool).scatter_(1, idx, True).view(score.shape)
+    def n_active(self, mask): return int(mask.count_nonzero())
+    def conforms(self, mask):
+        r = self._rows(mask).sum(1)
+        return mask.dim() > 1 and bool((r == r[0]).all())
+    def drop(self, mask, keep_score, n_drop):
+        "Drop the layer's `n_drop` weakest active weights, wherever they are"
+        self.check(mask.shape)
+        n = int(mask.count_nonzero()); _check_count(self, 'n_drop', n_drop, n, 'active')
+        return top_k_mask(keep_score, n - n_drop, within=mask)
+    def grow(self, kept, grow_score, n_grow):
+        "Regrow in each unit as many inputs as it lost, by `grow_score` (`n_grow` must be their total)"
+        self.check(kept.shape)
+        r = self._rows(kept); have = r.sum(1, keepdim=True)
+        total = int(have.sum()) + n_grow
+        need = total // r.shape[0] - have
+        if total % r.shape[0] or bool((need < 0).any()):
+            raise ValueError(f"{self.name} keeps the same number of inputs in every unit: n_grow={n_grow!r} cannot "
+                             f"even out units that keep {int(have.min())} to {int(have.max())}")
+        order = _below(self._rows(grow_score), r).argsort(dim=1, descending=True)
+        take = torch.arange(r.shape[1], device=r.device)[None] < need
+        return (r | torch.zeros_like(r).scatter_(1, order, take)).view(kept.shape)
+
 # %% ../nbs/06_patterns.ipynb #18ea29d4
-PATTERNS = dict(unstructured=Unstructured, nm=NM, block=Block, channel=Channel)
+PATTERNS = dict(unstructured=Unstructured, nm=NM, block=Block, channel=Channel, constant_fan_in=ConstantFanIn)
 
 def get_pattern(spec) -> Pattern:
-    "A `Pattern` from a name (`'unstructured'`, `'2:4'`, `'block4x4'`, `'channel'`), a tuple `(n, m)` or a `Pattern`"
+    "A `Pattern` from a name (`'unstructured'`, `'2:4'`, `'block4x4'`, `'channel'`, `'constant_fan_in'`), a tuple `(n, m)` or a `Pattern`"
     if isinstance(spec, Pattern): return spec
     if spec is None: return Unstructured()
     if isinstance(spec, (tuple, list)):
@@ -186,8 +236,9 @@ def get_pattern(spec) -> Pattern:
         if len(spec) == 3 and spec[0] == 'block': return Block(spec[1], spec[2])
     if isinstance(spec, str):
         s = spec.strip().lower()
-        if s in ('unstructured', 'channel'): return PATTERNS[s]()
+        if s in ('unstructured', 'channel', 'constant_fan_in'): return PATTERNS[s]()
+        if s == 'fan_in': return ConstantFanIn()
         if mt := re.fullmatch(r'(\d+)\s*:\s*(\d+)', s): return NM(int(mt[1]), int(mt[2]))
         if mt := re.fullmatch(r'block\s*(\d+)\s*x\s*(\d+)', s): return Block(int(mt[1]), int(mt[2]))
     raise ValueError(f"unknown sparsity pattern {spec!r}; use 'unstructured', 'N:M' (e.g. '2:4' or (2, 4)), "
-                     "'blockHxW' (e.g. 'block4x4') or 'channel'")
+                     "'blockHxW' (e.g. 'block4x4'), 'channel' or 'constant_fan_in'")
