@@ -91,7 +91,30 @@ def _in_last(t):
 def _in_back(t):
     return t.movedim(-1, 1) if t.dim() > 2 else t
 
-class NM(Pattern):
+def _top_in_groups(g, n:int, within=None, what:str='a group'):
+    "A bool per entry of `g` (one group per row): the `n` highest of every row, among `within` when given"
+    if within is not None:     # choose among candidates: they must hold at least n per group
+        if bool((within.sum(1) < n).any()): raise ValueError(f"{what} has fewer than {n} candidates")
+        g = g.masked_fill(~within, _NEG)
+    idx = torch.topk(g, n, dim=1, sorted=False).indices
+    return torch.zeros_like(g, dtype=torch.bool).scatter_(1, idx, True)
+
+def _regrow_in_groups(kept, score, need):
+    "`kept` (one group per row) plus the `need` entries of each row outside it with the highest `score`"
+    order = _below(score, kept).argsort(dim=1, descending=True)
+    take = torch.arange(kept.shape[1], device=kept.device)[None] < need
+    return kept | torch.zeros_like(kept).scatter_(1, order, take)
+
+class _PerGroup(Pattern):
+    "A pattern that keeps a fixed count in each group of weights: single weights are its units"
+    def n_active(self, mask): return int(mask.count_nonzero())
+    def drop(self, mask, keep_score, n_drop):
+        "Drop the layer's `n_drop` weakest active weights, wherever they are (`grow` evens the groups out again)"
+        self.check(mask.shape)
+        n = int(mask.count_nonzero()); _check_count(self, 'n_drop', n_drop, n, 'active')
+        return top_k_mask(keep_score, n - n_drop, within=mask)
+
+class NM(_PerGroup):
     "N:M: exactly `n` nonzeros in every group of `m` consecutive weights along the input dimension"
     def __init__(self, n:int, m:int):
         if not (isinstance(n, int) and isinstance(m, int)) or not 0 < n < m:
@@ -110,21 +133,10 @@ class NM(Pattern):
         return _in_back(g.view(shape[:1] + shape[2:] + shape[1:2] if len(shape) > 2 else shape)).contiguous()
     def mask(self, score, sparsity=None, within=None):
         self.check(score.shape)
-        g = self._groups(score)
-        if within is not None:     # choose among candidates: they must hold at least n per group
-            w = self._groups(within)
-            if bool((w.sum(1) < self.n).any()): raise ValueError(f"{self.name}: a group has fewer than {self.n} candidates")
-            g = torch.where(w, g, torch.tensor(-math.inf, dtype=g.dtype, device=g.device))
-        idx = torch.topk(g, self.n, dim=1, sorted=False).indices
-        return self._back(torch.zeros_like(g, dtype=torch.bool).scatter_(1, idx, True), score.shape)
-    def n_active(self, mask): return int(mask.count_nonzero())
+        w = None if within is None else self._groups(within)
+        return self._back(_top_in_groups(self._groups(score), self.n, w, f"{self.name}: a group"), score.shape)
     def conforms(self, mask):
         return mask.dim() > 1 and mask.shape[1] % self.m == 0 and bool((self._groups(mask).sum(1) == self.n).all())
-    def drop(self, mask, keep_score, n_drop):
-        "Drop the layer's `n_drop` weakest active weights, wherever they are"
-        self.check(mask.shape)
-        n = int(mask.count_nonzero()); _check_count(self, 'n_drop', n_drop, n, 'active')
-        return top_k_mask(keep_score, n - n_drop, within=mask)
     def grow(self, kept, grow_score, n_grow):
         "Regrow in each group as many weights as it lost (`n_grow` must be their total)"
         self.check(kept.shape)
@@ -133,9 +145,7 @@ class NM(Pattern):
         if int(need.sum()) != n_grow or bool((need < 0).any()):
             raise ValueError(f"{self.name} keeps {self.n} in every group: it regrows exactly what it drops "
                              f"({int(need.clamp(min=0).sum())} here); got n_grow={n_grow!r}")
-        order = _below(self._groups(grow_score), k).argsort(dim=1, descending=True)
-        take = torch.arange(self.m, device=k.device)[None] < need
-        return self._back(k | torch.zeros_like(k).scatter_(1, order, take), kept.shape)
+        return self._back(_regrow_in_groups(k, self._groups(grow_score), need), kept.shape)
 
 # %% ../nbs/06_patterns.ipynb #305b9735
 class Block(Pattern):
@@ -175,7 +185,7 @@ class Channel(Pattern):
         return self.expand(top_k_mask(rows, n_ones(rows.numel(), sparsity), within=wr), score.shape)
 
 # %% ../nbs/06_patterns.ipynb #4feef318
-class ConstantFanIn(Pattern):
+class ConstantFanIn(_PerGroup):
     "Every output unit (a row of a `Linear`, a filter of a convolution) keeps the same number of its inputs"
     name = 'constant_fan_in'
     def _rows(self, t): return t.reshape(t.shape[0], -1)
@@ -195,22 +205,12 @@ class ConstantFanIn(Pattern):
     def sparsity(self, shape, sparsity):
         return sparsity if shape is None or sparsity is None else 1 - self.k(shape, sparsity) / math.prod(shape[1:])
     def mask(self, score, sparsity, within=None):
-        k, g = self.k(score.shape, sparsity), _below(self._rows(score), torch.zeros((), dtype=torch.bool, device=score.device))
-        if within is not None:       # choose among candidates: every unit must have k of them
-            w = self._rows(within)
-            if bool((w.sum(1) < k).any()): raise ValueError(f"{self.name}: an output unit has fewer than {k} candidates")
-            g = g.masked_fill(~w, _NEG)
-        idx = torch.topk(g, k, dim=1, sorted=False).indices
-        return torch.zeros_like(g, dtype=torch.bool).scatter_(1, idx, True).view(score.shape)
-    def n_active(self, mask): return int(mask.count_nonzero())
+        g = _below(self._rows(score), torch.zeros((), dtype=torch.bool, device=score.device))   # NaN ranks lowest
+        w = None if within is None else self._rows(within)
+        return _top_in_groups(g, self.k(score.shape, sparsity), w, f"{self.name}: an output unit").view(score.shape)
     def conforms(self, mask):
         r = self._rows(mask).sum(1)
         return mask.dim() > 1 and bool((r == r[0]).all())
-    def drop(self, mask, keep_score, n_drop):
-        "Drop the layer's `n_drop` weakest active weights, wherever they are"
-        self.check(mask.shape)
-        n = int(mask.count_nonzero()); _check_count(self, 'n_drop', n_drop, n, 'active')
-        return top_k_mask(keep_score, n - n_drop, within=mask)
     def grow(self, kept, grow_score, n_grow):
         "Regrow in each unit as many inputs as it lost, by `grow_score` (`n_grow` must be their total)"
         self.check(kept.shape)
@@ -220,9 +220,7 @@ class ConstantFanIn(Pattern):
         if total % r.shape[0] or bool((need < 0).any()):
             raise ValueError(f"{self.name} keeps the same number of inputs in every unit: n_grow={n_grow!r} cannot "
                              f"even out units that keep {int(have.min())} to {int(have.max())}")
-        order = _below(self._rows(grow_score), r).argsort(dim=1, descending=True)
-        take = torch.arange(r.shape[1], device=r.device)[None] < need
-        return (r | torch.zeros_like(r).scatter_(1, order, take)).view(kept.shape)
+        return _regrow_in_groups(r, self._rows(grow_score), need).view(kept.shape)
 
 # %% ../nbs/06_patterns.ipynb #18ea29d4
 PATTERNS = dict(unstructured=Unstructured, nm=NM, block=Block, channel=Channel, constant_fan_in=ConstantFanIn)

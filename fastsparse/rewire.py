@@ -540,9 +540,11 @@ class DynamicSparseUpdater(SparseUpdater):
         _run_all(pooled)
         self.n_updates += 1
 
+def _in_steps(span, total:int) -> float: return span.value if span.unit == 'steps' else span.value * total
+
 def _first_update(schedule:MaskSchedule, total:int, n_epoch:int|None=None) -> float:
     "The 0-based optimizer step of the first mask update of a fresh run of `total` steps (`n_epoch` epochs)"
-    s, e = (x.value if x.unit == 'steps' else x.value * total for x in (schedule._start, schedule._end))
+    s = _in_steps(schedule._start, total)
     if not schedule.in_epochs: return math.ceil(s) + int(schedule.every.value) - 1
     per = total / n_epoch                        # the update comes on the first step after `every` epochs in the window
     return (math.ceil(math.ceil(s) / per) + schedule.every.value) * per
@@ -551,9 +553,9 @@ def _warn_no_update(u):
     "Warn when a fresh run is too short for one mask update of `u`'s schedule: it would train with fixed masks"
     total, sch = u.total_steps, u.schedule
     if not total or (sch.in_epochs and not u.n_epoch): return
-    end = min(sch._end.value if sch._end.unit == 'steps' else sch._end.value * total, total)
+    end = min(_in_steps(sch._end, total), total)
     if _first_update(sch, total, u.n_epoch) < end: return
-    window = max(0, math.ceil(end) - math.ceil(sch._start.value if sch._start.unit == 'steps' else sch._start.value * total))
+    window = max(0, math.ceil(end) - math.ceil(_in_steps(sch._start, total)))
     every = f"{sch.every.value:g} epochs" if sch.in_epochs else f"{int(sch.every.value)} optimizer steps"
     warnings.warn(f"no mask update will happen in this fit: {type(u).__name__} updates the masks every {every} "
                   f"between start={sch.start!r} and end={sch.end!r}, and this fit has {total} steps, "
