@@ -220,14 +220,23 @@ def _check_layout(layout):
     if layout not in _LAYOUTS: raise ValueError(f"a mask layout is 'bool' or 'packed'; got {layout!r}")
     return layout
 
+def _check_units(units, name) -> list:
+    "Output unit indices as a sorted list of distinct non-negative ints"
+    try: out = sorted({int(u) for u in units})
+    except (TypeError, ValueError): out = None
+    if out is None or any(u < 0 for u in out):
+        raise ValueError(f"the ablated units of {name} must be a list of non-negative unit indices; got {units!r}")
+    return out
+
 class SparseRecord:
     "What fastsparse knows about one sparse weight, in one place; `state_dict()` is what checkpoints save of it"
-    saved = ('name', 'sparsity', 'pattern', 'source', 'constraint', 'layout', 'turnover', 'total_turnover')
+    saved = ('name', 'sparsity', 'pattern', 'source', 'constraint', 'layout', 'turnover', 'total_turnover', 'ablated')
     def __init__(self, name:str, sparsity:float=0., pattern:str='unstructured', source:str='', constraint=None,
-                 layout:str='bool', turnover:int=0, total_turnover:int=0):
+                 layout:str='bool', turnover:int=0, total_turnover:int=0, ablated=()):
         self.name, self.sparsity, self.pattern, self.source = str(name), float(sparsity), str(pattern), str(source)
         self.constraint, self.layout, self.turnover = constraint, _check_layout(layout), int(turnover)
         self.total_turnover = int(total_turnover)   # summed over every update since the mask was made
+        self.ablated = _check_units(ablated, name)  # output units removed for good (SRigL's ablation, Chase's channels)
         self.dense_grad = False     # not saved: the gradient reaches the optimizer unmasked (`set_dense_grads`)
         self._active = None         # not saved: (mask buffer, its version and storage, flat indices of its kept weights)
     def state_dict(self) -> dict:
@@ -898,7 +907,7 @@ def _dense_reason(model, name, m) -> str:
 
 def sparsity_report(model, pattern:str|None=None) -> pd.DataFrame:
     """Per-weight sparsity of a sparse model: name, shape, pattern, target and actual sparsity, nonzeros, turnover (last
-    update and total) and a note; every other weight of two or more dimensions has a row with why it is dense, and the totals count them"""
+    update and total), output units ablated and a note; every other weight of two or more dimensions has a row with why it is dense, and the totals count them"""
     model = _get_model(model)
     rows, sites, names = [], masked_sites(model), _aliases(model)
     for s in sites:
@@ -911,20 +920,20 @@ def sparsity_report(model, pattern:str|None=None) -> pd.DataFrame:
         if rec.sparsity == 0: note = 'masked, kept dense by its layer distribution' + (f'; {note}' if note else '')
         rows.append(dict(layer=s.name, shape=tuple(s.weight.shape), pattern=pattern or rec.pattern, target_sparsity=rec.sparsity,
                          sparsity=1 - nnz / n, nonzeros=nnz, numel=n, turnover=rec.turnover,
-                         total_turnover=rec.total_turnover, note=note))
+                         total_turnover=rec.total_turnover, ablated=len(rec.ablated), note=note))
     if sites:
         for name, m, w in _dense_weights(model, {id(s.weight) for s in sites}):
             n, nnz = w.numel(), torch.count_nonzero(w).item()
             also = [a for a in names.get(id(w), []) if a != name]
             note = f"dense: {_dense_reason(model, name, m)}" + (f"; also {', '.join(also)}" if also else '')
             rows.append(dict(layer=name, shape=tuple(w.shape), pattern='dense', target_sparsity=0., sparsity=1 - nnz / n,
-                             nonzeros=nnz, numel=n, turnover=0, total_turnover=0, note=note))
+                             nonzeros=nnz, numel=n, turnover=0, total_turnover=0, ablated=0, note=note))
     df = pd.DataFrame(rows, columns=['layer', 'shape', 'pattern', 'target_sparsity', 'sparsity', 'nonzeros', 'numel',
-                                     'turnover', 'total_turnover', 'note'])
+                                     'turnover', 'total_turnover', 'ablated', 'note'])
     if rows:
         n, nnz = df.numel.sum(), df.nonzeros.sum()
         tgt = 1 - sum(n_ones(r['numel'], r['target_sparsity']) for r in rows) / n
         df.loc[len(df)] = dict(layer='total', shape='', pattern='', target_sparsity=tgt, sparsity=1 - nnz / n, nonzeros=nnz,
                                numel=n, turnover=int(df.turnover.sum()),
-                               total_turnover=int(df.total_turnover.sum()), note='')
+                               total_turnover=int(df.total_turnover.sum()), ablated=int(df.ablated.sum()), note='')
     return df

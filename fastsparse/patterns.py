@@ -209,8 +209,9 @@ class ConstantFanIn(_PerGroup):
         w = None if within is None else self._rows(within)
         return _top_in_groups(g, self.k(score.shape, sparsity), w, f"{self.name}: an output unit").view(score.shape)
     def conforms(self, mask):
-        r = self._rows(mask).sum(1)
-        return mask.dim() > 1 and bool((r == r[0]).all())
+        "Whether every unit that keeps inputs keeps the same number (a unit with none is an ablated one)"
+        r = self._rows(mask).sum(1); r = r[r > 0]
+        return mask.dim() > 1 and bool((r == r[0]).all()) if r.numel() else mask.dim() > 1
     def grow(self, kept, grow_score, n_grow):
         "Regrow in each unit as many inputs as it lost, by `grow_score` (`n_grow` must be their total)"
         self.check(kept.shape)
