@@ -19,6 +19,8 @@ from .callback import (DynamicSparseTrainingCallback, SET_presets, SNFS_presets,
 from .prune import PruningCallback, PRUNING_ALGORITHMS, saliency
 from .ste import STECallback, STE_ALGORITHMS
 from .optim import SparseOptimizerWrapper
+from .patterns import get_pattern, ConstantFanIn, Unstructured
+from .structured import SRigL, Chase
 
 # %% auto #0
 __all__ = ['ALGORITHMS', 'Algorithm', 'register_algorithm', 'register_score', 'register_dynamic', 'get_sparse_algorithm',
@@ -32,13 +34,14 @@ class Algorithm:
     kind: str          # 'pruning', 'ste' or 'dynamic'
     make: Callable
     doc: str = ''
+    pattern: str|None = None   # the mask pattern it trains with unless told otherwise (SRigL: constant fan-in)
 
 ALGORITHMS: dict = {}
 
-def register_algorithm(name:str, kind:str, make:Callable, doc:str='') -> Algorithm:
+def register_algorithm(name:str, kind:str, make:Callable, doc:str='', pattern:str|None=None) -> Algorithm:
     "Add (or replace) the algorithm `name` in `ALGORITHMS`"
     if kind not in ('pruning', 'ste', 'dynamic'): raise ValueError(f"kind must be 'pruning', 'ste' or 'dynamic'; got {kind!r}")
-    ALGORITHMS[name] = alg = Algorithm(name, kind, make, doc)
+    ALGORITHMS[name] = alg = Algorithm(name, kind, make, doc, pattern)
     return alg
 
 def register_score(name:str, score, distribution=None, doc:str='') -> Algorithm:
@@ -111,3 +114,38 @@ def sparse_optimizer(algorithm:str, model, opt, sparsity:float|None=None, patter
     "Wrap the PyTorch optimizer `opt` of `model` so that its steps run `algorithm`, for a hand-written loop"
     return SparseOptimizerWrapper(model, opt, sparse_callback(algorithm, sparsity, pattern, distribution, **kwargs),
                                   total_steps)
+
+# %% ../nbs/12_algorithms.ipynb #99721326
+_STRUCTURED_OPTIONS = dict(srigl=dict(gamma_sal=(0., 1.)), chase=dict(channel_sparsity=(0., 0.99), channel_end=(1e-9, 1.),
+                                                                    min_channels=(0., 1.)))
+
+def _structured_make(name, updater, pattern_needed):
+    opts = _STRUCTURED_OPTIONS[name]
+    def make(sparsity, pattern, distribution=None, **kw):
+        given = {k: kw.pop(k) for k in list(kw) if k in opts}
+        for k, v in given.items():
+            lo, hi = opts[k]
+            try: ok = lo <= float(v) <= hi
+            except (TypeError, ValueError): ok = False
+            if not ok: raise ValueError(f"{name}: {k} must be a number in [{lo:g}, {hi:g}]; got {v!r}")
+        no_abl = kw.pop('no_ablation', None) if name == 'srigl' else None
+        pat = get_pattern(pattern)
+        if pattern_needed is ConstantFanIn:
+            if isinstance(pat, Unstructured): pattern = 'constant_fan_in'
+            elif not isinstance(pat, ConstantFanIn):
+                raise ValueError(f"srigl keeps a constant fan-in: it trains with pattern='constant_fan_in'; got pattern={str(pat)!r}")
+        elif not isinstance(pat, Unstructured):
+            raise ValueError(f"{name} rewires single weights and removes whole channels itself: use the unstructured "
+                             f"pattern; got pattern={str(pat)!r}")
+        if not {'every', 'batches_per_update', 'schedule'} & set(kw): kw['every'] = PAPER_UPDATE_INTERVALS.get(name, 100)
+        cb = DynamicSparseTrainingCallback(**{**RigL_presets, 'updater': updater, **kw}, sparsity=sparsity,
+                                           pattern=pattern if name == 'srigl' else None, distribution=distribution or 'uniform')
+        for k, v in given.items(): setattr(cb.updater, k, float(v))
+        if no_abl is not None: cb.updater.no_ablation = list(no_abl)
+        return cb
+    return make
+
+register_algorithm('srigl', 'dynamic', _structured_make('srigl', SRigL, ConstantFanIn),
+                   'SRigL: RigL under constant fan-in, ablating units with few salient weights', pattern='constant_fan_in')
+register_algorithm('chase', 'dynamic', _structured_make('chase', Chase, Unstructured),
+                   'Chase: RigL while the channels of lowest mean magnitude are removed (to 30%)')

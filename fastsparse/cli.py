@@ -17,12 +17,12 @@ __all__ = ['METHODS', 'DISTRIBUTIONS', 'MODELS', 'DATASETS', 'GRID_METHODS', 'GR
 
 # %% ../nbs/05a_cli.ipynb #7092b02f
 METHODS = ('dense', 'static', 'no_prune', 'random', 'magnitude', 'saliency', 'global_magnitude', 'global_saliency', 'gmp',
-           'magnitude_ste', 'random_ste', 'static_sparse', 'set', 'snfs', 'rigl')
+           'magnitude_ste', 'random_ste', 'static_sparse', 'set', 'snfs', 'rigl', 'srigl', 'chase')
 DISTRIBUTIONS = ('uniform', 'first_layer_dense', 'er', 'erk')
 MODELS = ('mlp', 'lenet5', 'cnn', 'resnet18')
 DATASETS = ('digits', 'fashion-mnist')
 GRID_METHODS = ('dense', 'static (uniform)', 'static (ERK)', 'SET (ERK)', 'SNFS (ERK)', 'RigL (uniform)', 'RigL (ERK)',
-                'pruning (ERK)')
+                'SRigL (ERK)', 'Chase (ERK)', 'pruning (ERK)')
 GRID_PRESETS = {            # preset -> (its dataset, what it runs)
     'smoke': ('digits', 'every method once, MLP on the digits, 2 epochs (seconds)'),
     'quick': ('fashion-mnist', 'every method once, MLP on Fashion-MNIST, 3 epochs (minutes)'),

@@ -22,7 +22,7 @@ from .callback import *
 from .schedule import schedule_args
 from .flops import FlopsCounter
 from .algorithms import ALGORITHMS, sparse_callback
-from .patterns import get_pattern
+from .patterns import get_pattern, Unstructured
 from .distributed import sparse_digest   # also adds `Learner.ddp_ctx`
 from fastai.torch_core import rank_distrib
 
@@ -64,12 +64,14 @@ def _epoch_line(names, log, n_epoch:int) -> str:
 # %% ../nbs/05_train.ipynb #d6903672
 def train(method='rigl', sparsity:float|None=0.9, distribution='erk', dataset='digits', model='mlp', epochs=20, bs=64,
           lr=1e-2, every=None, seed=42, data_path=None, n_train=None, show_progress=True,
-          pattern='unstructured', sync_report=None, log=print, **kwargs) -> dict:
+          pattern='unstructured', sync_report=None, log=print, return_model:bool=False, **kwargs) -> dict:
     "Train `model` on `dataset` with a sparse `method`; return accuracy, per-layer report and FLOPs (data-parallel under `torchrun`)"
     every = schedule_args('train', kwargs, every=every).get('every')     # `batches_per_update`: its earlier name
     if kwargs: raise TypeError(f"train() got an unexpected keyword argument {next(iter(kwargs))!r}")
     _choice('method', method, METHODS); _choice('distribution', distribution, DISTRIBUTIONS)
     name, pat = _ALIASES.get(method, method), get_pattern(pattern)
+    if method != 'dense' and isinstance(pat, Unstructured) and ALGORITHMS[name].pattern:   # SRigL: constant fan-in
+        pattern = ALGORITHMS[name].pattern; pat = get_pattern(pattern)
     if pat.sparsity(None, None) is not None: sparsity = pat.sparsity(None, None)       # N:M sets the sparsity
     if method != 'dense': _check_sparsity(sparsity)
     learn = make_learner(dataset, model, bs, seed, data_path, n_train)
@@ -99,13 +101,15 @@ def train(method='rigl', sparsity:float|None=0.9, distribution='erk', dataset='d
     report = sparsity_report(learn.model) if kind != 'dense' else None
     for h in (hooks, getattr(learn, 'sparse_hooks', None)):
         if h is not None: h.remove()
-    return dict(method=method, sparsity=sparsity if method != 'dense' else 0., distribution=distribution, pattern=str(pat),
+    out = dict(method=method, sparsity=sparsity if method != 'dense' else 0., distribution=distribution, pattern=str(pat),
                 dataset=dataset, model=model, epochs=epochs, batch_size=bs, lr=lr,
                 every=bpu if kind in ('dynamic', 'pruning') and name != 'static_sparse' else None, seed=seed,
                 accuracy=float(acc), valid_loss=float(loss), train_time_s=round(elapsed, 2),
                 flops=dict(inference_dense=fc.dense_flops, inference=fc.flops, inference_fraction=fc.flops / fc.dense_flops,
                            train=fc.train_flops, train_dense=fc.dense_train_flops, train_fraction=fc.train_fraction),
                 report=report.to_dict('records') if report is not None else [])
+    if return_model: out['model'] = learn.model     # masks kept as buffers, hooks removed
+    return out
 
 # %% ../nbs/05_train.ipynb #8bde57fc
 def main(argv=None):
