@@ -14,8 +14,8 @@ from .core import _get_model, _aliases, _fill_aliases, _undo_on_error
 from .io import masks_from_state_dict
 
 # %% auto #0
-__all__ = ['SPARSE_FORMAT', 'sparse_state_dict', 'save_sparse', 'load_sparse', 'make_permanent', 'SparseLinear',
-           'to_sparse_inference', 'save_inference', 'load_inference']
+__all__ = ['SPARSE_FORMAT', 'INFERENCE_FORMAT', 'sparse_state_dict', 'save_sparse', 'load_sparse', 'make_permanent',
+           'SparseLinear', 'to_sparse_inference', 'save_inference', 'load_inference']
 
 # %% ../nbs/13_export.ipynb #afe56641
 SPARSE_FORMAT = 'fastsparse-sparse-1'
@@ -182,18 +182,57 @@ def to_sparse_inference(model, batch_size:int=64, min_speedup:float=1.1, repeats
     return model, pd.DataFrame(rows)
 
 # %% ../nbs/13_export.ipynb #2e454fa2
+INFERENCE_FORMAT = 'fastsparse-inference-2'
+
+def _layer_spec(m) -> dict|None:
+    "What rebuilds the inference layer `m` (a `SparseLinear` or `CondensedLinear`), or None for an ordinary module"
+    kind = type(m).__name__
+    if isinstance(m, SparseLinear): return dict(kind=kind, out_features=m.out_features, in_features=m.in_features)
+    if kind == 'CondensedLinear' and type(m).__module__ == 'fastsparse.condensed':
+        return dict(kind=kind, out_features=m.out_features, in_features=m.in_features, k=m.k)
+    return None
+
 def save_inference(model, file):
-    "Save a model converted by `to_sparse_inference` (which layers are CSR, and their buffers)"
+    "Save a model made by `to_sparse_inference` or `condense`: its special layers, sliced shapes and weights"
     model = _get_model(model)
-    torch.save(dict(csr=[n for n, m in model.named_modules() if isinstance(m, SparseLinear)], state=model.state_dict()), file)
+    layers = {n: spec for n, m in model.named_modules() if (spec := _layer_spec(m)) is not None}
+    torch.save(dict(format=INFERENCE_FORMAT, layers=layers, state=model.state_dict()), file)
 
 # %% ../nbs/13_export.ipynb #c5f7d0e9
+def _rebuild(spec:dict, old:nn.Module, has_bias:bool) -> nn.Module:
+    o, i = spec['out_features'], spec['in_features']
+    bias = torch.zeros(o) if has_bias else None
+    if spec['kind'] == 'SparseLinear': return SparseLinear(torch.zeros(o, i), bias)
+    from fastsparse.condensed import CondensedLinear
+    return CondensedLinear(torch.zeros(o, spec['k']), torch.zeros(o, spec['k'], dtype=torch.long), bias, in_features=i)
+
+def _resize_(model, state:dict):
+    "Give every parameter and buffer of `model` the shape it has in `state` (sliced by `condense`), fixing the sizes modules keep"
+    for key, v in state.items():
+        mod_name, _, pname = key.rpartition('.')
+        try: m = model.get_submodule(mod_name)
+        except AttributeError: continue
+        t = m._parameters.get(pname, m._buffers.get(pname))
+        if not isinstance(t, torch.Tensor) or not isinstance(v, torch.Tensor) or t.shape == v.shape: continue
+        if pname in m._parameters: m._parameters[pname] = nn.Parameter(torch.empty_like(v), requires_grad=t.requires_grad)
+        else: m._buffers[pname] = torch.empty_like(v)
+        w = getattr(m, 'weight', None)
+        if isinstance(m, nn.Linear) and w is not None: m.out_features, m.in_features = w.shape
+        elif isinstance(m, nn.modules.conv._ConvNd) and w is not None: m.out_channels, m.in_channels = w.shape[0], w.shape[1] * m.groups
+        elif isinstance(m, nn.modules.batchnorm._NormBase): m.num_features = v.shape[0]
+
 def load_inference(model, file):
     "Load a `save_inference` file into a fresh (dense) instance of the same architecture; returns the model"
-    d = torch.load(file, map_location='cpu', weights_only=True)
+    d = torch.load(file, map_location='cpu', weights_only=True) if not isinstance(file, dict) else file
     model = _get_model(model)
-    for name in d['csr']:
-        lin = model.get_submodule(name)
-        _set_module(model, name, SparseLinear(torch.zeros(lin.out_features, lin.in_features), lin.bias))
-    model.load_state_dict(d['state'])
+    if 'csr' in d: layers = {n: dict(kind='SparseLinear') for n in d['csr']}        # the first format
+    elif d.get('format') == INFERENCE_FORMAT: layers = d['layers']
+    else: raise ValueError(f"{file} is not a fastsparse inference file (format {INFERENCE_FORMAT!r}): save it with save_inference")
+    state = d['state']
+    for name, spec in layers.items():
+        old = model.get_submodule(name)
+        spec = {'out_features': getattr(old, 'out_features', None), 'in_features': getattr(old, 'in_features', None), **spec}
+        _set_module(model, name, _rebuild(spec, old, f'{name}.bias' in state))
+    _resize_(model, state)
+    model.load_state_dict(state)
     return model
