@@ -6,7 +6,7 @@ Docs: https://fastsparse.github.io/fastsparse/structured.html.md"""
 
 # %% ../nbs/11a_structured.ipynb #1ccdc532
 from __future__ import annotations
-import math, operator
+import math, operator, warnings
 from dataclasses import dataclass, field
 import torch, torch.nn as nn, torch.nn.functional as F
 from .core import *
@@ -192,23 +192,25 @@ class SRigL(RigL):
                 mask_(w.data, stay); zero_opt_state_(self.opt, w, stay)
                 record_update(s, old, new, s.record.pattern)
                 s.set_mask_(new)
-            dead = (_rows(new).sum(1) == 0).nonzero().flatten().tolist()
-            if set(dead) - set(s.record.ablated):
+            dead = (_rows(s.out_major(new)).sum(1) == 0).nonzero().flatten().tolist()
+            if s.perm is None and set(dead) - set(s.record.ablated):
                 s.record.ablated = sorted(set(s.record.ablated) | set(dead))
                 zero_ablated_(s, self.extras[i], self.opt)
         self.n_updates += 1
 
     def _rewire(self, s, keep, grow, drop_frac, budget, ablatable):
-        "The new mask of `s` and its ablated units"
-        mask, R = _rows(s.mask), s.weight.shape[0]
+        "The new mask of `s` (shaped like its weight) and its ablated units"
+        o = s.out_major                                        # units first, whatever the storage layout
+        shape = o(s.mask).shape
+        mask, R = _rows(o(s.mask)), shape[0]
         F_ = mask.shape[1]
         live = torch.ones(R, dtype=torch.bool, device=mask.device); live[s.record.ablated] = False
-        ks, gs = _rows(keep).float().clone(), _rows(grow).float().clone()
+        ks, gs = _rows(o(keep)).float().clone(), _rows(o(grow)).float().clone()
         ks[~live], gs[~live] = -math.inf, -math.inf
         n = int(mask.count_nonzero()); n_drop = int(drop_frac * n); n_keep = n - n_drop
         if ablatable and self.gamma_sal > 0:
             sal = top_k_mask(ks, min(n_keep, int((live[:, None] & mask).sum())), within=mask & live[:, None])
-            sal |= top_k_mask(gs, min(n_drop, int(live.sum()) * F_), within=live[:, None].expand_as(mask))
+            sal |= top_k_mask(gs, min(n_drop, int(live.sum()) * F_), within=live[:, None].expand_as(mask).contiguous())
             counts = sal.sum(1)
             k0 = budget // R
             thr = max(1, int(self.gamma_sal * k0))
@@ -225,7 +227,7 @@ class SRigL(RigL):
         kept &= _top_in_groups(ks.masked_fill(~kept, -math.inf), k)          # at most k in each unit, its largest
         need = torch.where(live, k - kept.sum(1), torch.zeros_like(live, dtype=torch.long))[:, None]
         new = _regrow_in_groups(kept, gs, need)
-        return new.view(s.mask.shape), (~live).nonzero().flatten().tolist()
+        return s.from_out_major(new.view(shape)), (~live).nonzero().flatten().tolist()
 
 # %% ../nbs/11a_structured.ipynb #9e4ba20f
 def fan_ins(site) -> torch.Tensor:
@@ -263,6 +265,10 @@ class Chase(RigL):
             self.readers.append(rs)
         self.budget = [n_ones(s.weight.numel(), s.record.sparsity) for s in self.sites]
         self.n_channels = sum(s.weight.shape[0] for s, ok in zip(self.sites, self.removable) if ok)
+        if not self.n_channels and self.channel_sparsity > 0:
+            why = self.trace_error or '; '.join(f"{l.name} {l.reason}" for l in self.links if l is not None)[:300]
+            warnings.warn(f"Chase found no layer whose channels it can remove ({why}): it rewires like RigL, and "
+                          "no channel goes", UserWarning)
 
     def started(self):
         super().started()
