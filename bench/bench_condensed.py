@@ -1,0 +1,152 @@
+"""Condensed constant fan-in layers (`fastsparse.condensed`) against dense and CSR inference on the CPU.
+
+    python bench/bench_condensed.py [--sections linear] [--repeats 21] [--out bench/CONDENSED.md]
+
+Each section is a function `section(args) -> str` that returns its markdown; `SECTIONS` maps their names to them,
+and `main` runs those named by `--sections` (default: all) and writes one file with a header saying where and how
+it ran. Sections defined in `bench/_condensed_models.py` (a `SECTIONS` dict of the same kind), when that file exists,
+are added after the ones here.
+
+- `linear`: one 4096x4096 `Linear` at 90% and 95% sparsity with a random constant fan-in mask (every output keeps
+  the same number of inputs), at batch 1, 16, 64 and 256: dense `F.linear`, fastsparse's CSR layer
+  (`SparseLinear`, a `torch.sparse_csr` product) and `CondensedLinear` with each of its kernels, all in one process,
+  taking turns call by call (a random order every round), medians over the rounds with the interquartile range.
+  A second copy of the dense product (A/A) shows how far the machine's noise alone moves a ratio.
+"""
+import argparse, os, platform, random, statistics, sys, time
+from pathlib import Path
+import torch, torch.nn.functional as F
+from fastsparse.condensed import CondensedLinear, available_kernels, choose_kernel
+from fastsparse.export import SparseLinear
+
+HERE = Path(__file__).resolve().parent
+GATHER_MAX = 1 << 25      # 'gather' materialises batch x out x k inputs: timed only up to this many (seconds per call beyond)
+
+def interleaved(fns:dict, repeats:int, seed:int=0) -> dict:
+    "Seconds of each call of each function, over `repeats` rounds in a random order (never one twice in a row), after a warm-up"
+    rng = random.Random(seed)
+    for f in fns.values(): f()
+    ts, last = {k: [] for k in fns}, None
+    for _ in range(repeats):
+        order = list(fns); rng.shuffle(order)
+        if order[0] == last and len(order) > 1: order[0], order[1] = order[1], order[0]
+        for k in order:
+            t = time.perf_counter(); fns[k](); ts[k].append(time.perf_counter() - t)
+        last = order[-1]
+    return ts
+
+def ms(ts) -> str:
+    "The median in ms and the interquartile range"
+    q = statistics.quantiles(ts, n=4) if len(ts) > 1 else [ts[0]] * 3
+    return f"{statistics.median(ts) * 1e3:.3f} [{q[0] * 1e3:.2f}-{q[2] * 1e3:.2f}]"
+
+def fan_in_linear(n_out:int, n_in:int, sparsity:float, seed:int=0):
+    "A random weight [n_out, n_in] whose rows each keep round((1-sparsity)*n_in) inputs, its mask and a bias"
+    g = torch.Generator().manual_seed(seed)
+    k = round((1 - sparsity) * n_in)
+    idx = torch.rand(n_out, n_in, generator=g).argsort(1)[:, :k]
+    mask = torch.zeros(n_out, n_in, dtype=torch.bool).scatter_(1, idx, True)
+    return torch.randn(n_out, n_in, generator=g) * mask / k ** 0.5, mask, torch.randn(n_out, generator=g)
+
+def linear_section(a) -> str:
+    n, sparsities, batches = 4096, (0.9, 0.95), (1, 16, 64, 256)
+    kernels = [k for k in available_kernels() if k not in ('dense', 'csr')]     # those two are the references
+    out = [f"## One {n}x{n} Linear, constant fan-in (CPU)", "",
+           "Milliseconds per forward: the median over the rounds, [the interquartile range]. *dense* is `F.linear` with the "
+           "dense weight, *A/A* a second copy of it, *CSR* fastsparse's `SparseLinear` (a `torch.sparse_csr` product); "
+           f"the other columns are `CondensedLinear` with each kernel ({', '.join(kernels)}). *best* is the condensed "
+           "kernel with the lowest median; the ratios are the medians over the rounds of dense (CSR) time / best time "
+           "in the same round; *A/A* is the same ratio for the two dense copies. *picks* is what `choose_kernel(layer, "
+           "batch)` (7 rounds of its own, all kernels) chose, as `condensed_linear` would.", ""]
+    goals = []
+    with torch.no_grad():
+        for sp in sparsities:
+            w, mask, b = fan_in_linear(n, n, sp)
+            layer, csr = CondensedLinear.from_masked(w, mask, b), SparseLinear(w, b)
+            out += [f"### {sp:.0%} sparsity: k = {layer.k} inputs per output", "",
+                    "| batch | dense | A/A | CSR | " + " | ".join(kernels) + " | best | vs dense | vs CSR | A/A | picks |",
+                    "|---" * (len(kernels) + 9) + "|"]
+            for bs in batches:
+                x = torch.randn(bs, n, generator=torch.Generator().manual_seed(bs))
+                ref = F.linear(x, w, b)
+                fns = {'dense': lambda: F.linear(x, w, b), 'A/A': lambda: F.linear(x, w, b), 'CSR': lambda: csr(x)}
+                for k in kernels:
+                    if k == 'gather' and bs * n * layer.k > GATHER_MAX: continue
+                    kl = CondensedLinear.from_masked(w, mask, b, kernel=k)
+                    torch.testing.assert_close(kl(x), ref, rtol=1e-4, atol=1e-4)
+                    fns[k] = lambda kl=kl: kl(x)
+                torch.testing.assert_close(csr(x), ref, rtol=1e-4, atol=1e-4)
+                ts = interleaved(fns, a.repeats if bs < 256 else max(5, a.repeats // 2), seed=bs)
+                med = {k: statistics.median(t) for k, t in ts.items()}
+                best = min((k for k in med if k in kernels), key=med.get)
+                ratio = lambda a, b: statistics.median(x / y for x, y in zip(ts[a], ts[b]))
+                vd, vc = ratio('dense', best), ratio('CSR', best)
+                pick = choose_kernel(layer, bs)[0]
+                out.append(f"| {bs} | {ms(ts['dense'])} | {ms(ts['A/A'])} | {ms(ts['CSR'])} | " +
+                           " | ".join(ms(ts[k]) if k in ts else "not timed" for k in kernels) +
+                           f" | {best} | {vd:.2f}x | {vc:.2f}x | {ratio('dense', 'A/A'):.2f}x | {pick} |")
+                if sp == 0.9: goals.append((bs, best, vd, vc))
+                print(f"{sp:.0%} batch {bs}: best {best}, {vd:.2f}x dense, {vc:.2f}x CSR", flush=True)
+            out.append("")
+    b1 = next(g for g in goals if g[0] == 1)
+    slow = [g for g in goals if g[3] <= 1]
+    out += ["### Goals at 90% sparsity", "",
+            f"- at least 3.4x faster than dense at batch 1: {'met' if b1[2] >= 3.4 else 'NOT met'} ({b1[2]:.2f}x, {b1[1]})",
+            "- faster than CSR at every batch size: " + ('met (' if not slow else 'NOT met (') +
+            ", ".join(f"batch {bs}: {vc:.2f}x with {k}" for bs, k, _, vc in goals) + ")", ""]
+    if 'gather' in kernels:
+        out += [f"*gather* is timed only where batch x out x k is at most {GATHER_MAX:,} gathered inputs (it takes "
+                "seconds per call beyond).", ""]
+    return "\n".join(out)
+
+SECTIONS = dict(linear=linear_section)
+try:                                   # more sections (trained LeNets, ResNet-18), when bench/_condensed_models.py exists
+    sys.path.insert(0, str(HERE))
+    from _condensed_models import SECTIONS as _MODEL_SECTIONS
+    SECTIONS.update(_MODEL_SECTIONS)
+except ImportError: pass
+
+def cpu_busy():
+    "(seconds the machine's cores have been busy, seconds this process has run on them, wall seconds); None off Linux"
+    try:
+        with open('/proc/stat') as f: v = [int(x) for x in f.readline().split()[1:9]]
+    except (OSError, ValueError): return None
+    return (sum(v) - v[3] - v[4]) / os.sysconf('SC_CLK_TCK'), time.process_time(), time.perf_counter()
+
+def others_share(b0, b1) -> str:
+    "How much of the cores other processes used between two `cpu_busy` readings"
+    if b0 is None or b1 is None: return "unknown"
+    other = max(0., (b1[0] - b0[0]) - (b1[1] - b0[1]))
+    return f"{other / ((b1[2] - b0[2]) * (os.cpu_count() or 1)):.0%}"
+
+def header(a, others) -> str:
+    try:
+        import numba
+        nb = f"numba {numba.__version__}"
+    except ImportError: nb = "no numba"
+    cmd = "python " + " ".join([str(Path(sys.argv[0]).resolve().relative_to(HERE.parent)) if Path(sys.argv[0]).exists() else sys.argv[0], *sys.argv[1:]])
+    return "\n".join([
+        "# Condensed constant fan-in layers: benchmark", "",
+        f"`{cmd}`", "",
+        f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores (os.cpu_count), "
+        f"{torch.get_num_threads()} torch threads; torch {torch.__version__}, {nb}, Python {platform.python_version()}; "
+        f"{time.strftime('%Y-%m-%d %H:%M')}. One process; the variants take turns call by call in a random order; "
+        "medians of the rounds. The machine is shared and noisy: compare ratios within a table, and the A/A column "
+        f"shows how far noise alone moves one. Other processes used {others} of the cores during the run (when they "
+        "use much, the parallel kernels wait for a core in some rounds).", ""])
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument('--sections', default=','.join(SECTIONS), help=f"comma-separated, of: {', '.join(SECTIONS)} (default: all)")
+    p.add_argument('--repeats', type=int, default=21, help="rounds per measurement (half of them, at least 5, at batch 256)")
+    p.add_argument('--out', default=str(HERE / 'CONDENSED.md'))
+    a = p.parse_args()
+    names = [s.strip() for s in a.sections.split(',') if s.strip()]
+    unknown = [s for s in names if s not in SECTIONS]
+    if unknown: p.error(f"unknown section(s) {', '.join(unknown)}: choose from {', '.join(SECTIONS)}")
+    b0 = cpu_busy()
+    body = [SECTIONS[s](a) for s in names]
+    text = "\n".join([header(a, others_share(b0, cpu_busy())), *body]).rstrip() + "\n"
+    print(text); Path(a.out).write_text(text)
+
+if __name__ == '__main__': main()
