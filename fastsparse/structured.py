@@ -61,6 +61,8 @@ def _follow(node, mods, uses) -> ChannelLink:
     prod = mods[node.target]
     link, todo, seen = ChannelLink(node.target), [(u, node) for u in node.users], set()
     if uses[node.target] > 1: link.reason = f"{node.target} is called {uses[node.target]} times"
+    if getattr(prod, 'groups', 1) != 1:
+        link.reason = f"{node.target} is a grouped convolution (groups={prod.groups}): its outputs are tied to its inputs"
     while todo:
         u, src = todo.pop()
         if u in seen: continue
