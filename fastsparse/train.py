@@ -64,7 +64,8 @@ def _epoch_line(names, log, n_epoch:int) -> str:
 # %% ../nbs/05_train.ipynb #d6903672
 def train(method='rigl', sparsity:float|None=0.9, distribution='erk', dataset='digits', model='mlp', epochs=20, bs=64,
           lr=1e-2, every=None, seed=42, data_path=None, n_train=None, show_progress=True,
-          pattern='unstructured', sync_report=None, log=print, return_model:bool=False, **kwargs) -> dict:
+          pattern='unstructured', sync_report=None, log=print, return_model:bool=False, method_args:dict|None=None,
+          **kwargs) -> dict:
     "Train `model` on `dataset` with a sparse `method`; return accuracy, per-layer report and FLOPs (data-parallel under `torchrun`)"
     every = schedule_args('train', kwargs, every=every).get('every')     # `batches_per_update`: its earlier name
     if kwargs: raise TypeError(f"train() got an unexpected keyword argument {next(iter(kwargs))!r}")
@@ -86,7 +87,7 @@ def train(method='rigl', sparsity:float|None=0.9, distribution='erk', dataset='d
     if kind != 'dense':
         sched = dict(dynamic=dict(every=bpu), pruning=dict(every=bpu, end=0.75), ste={})[kind]
         dist = None if name.startswith('global_') or kind == 'ste' else distribution   # global ranking picks its own
-        cbs.append(sparse_callback(name, sparsity, pattern, dist, **sched))
+        cbs.append(sparse_callback(name, sparsity, pattern, dist, **sched, **(method_args or {})))   # e.g. chase's channel_sparsity
     start = time.perf_counter()
     ctx = learn.no_bar() if not show_progress else nullcontext()
     if not show_progress:                        # one line per epoch (from process 0), or none
