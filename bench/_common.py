@@ -59,3 +59,12 @@ def time_steps(vs, repeats, sync=None, per_repeat=False):
             reps[k].append(statistics.median(timers[k].times[n0:]))
     res = {k: (statistics.median(t.times), statistics.fmean(t.times)) for k, t in timers.items()}
     return (res, reps) if per_repeat else res
+
+def interleaved_runs(fns, repeats):
+    "Seconds of every call of each function of `fns`, called in turn (order reversed every repeat) after a warm-up"
+    for f in fns.values(): f()
+    ts = {k: [] for k in fns}
+    for r in range(repeats):
+        for k in (list(fns) if r % 2 == 0 else list(fns)[::-1]):
+            t = time.perf_counter(); fns[k](); ts[k].append(time.perf_counter() - t)
+    return ts

@@ -55,11 +55,8 @@ def load_run(model, method, seed):
 
 def _time_pair(fns:dict, repeats:int) -> dict:
     "Median seconds (and min, max) of each function, interleaved (order reversed every round) after a warm-up"
-    for f in fns.values(): f()
-    ts = {k: [] for k in fns}
-    for r in range(repeats):
-        for k in (list(fns) if r % 2 == 0 else list(fns)[::-1]):
-            t = time.perf_counter(); fns[k](); ts[k].append(time.perf_counter() - t)
+    from _common import interleaved_runs
+    ts = interleaved_runs(fns, repeats)
     return {k: (statistics.median(v), min(v), max(v)) for k, v in ts.items()}
 
 def _test_images(model):

@@ -15,15 +15,11 @@ import torch, torch.nn as nn, torch.nn.functional as F
 from fastai.basics import *
 from fastsparse import *
 from fastsparse.train import make_learner
+from _common import interleaved_runs      # bench/ is on the path when this file runs
 
 def interleaved(fns:dict, repeats):
     "Median time of each function, called in turn (order reversed every repeat) after a warm-up"
-    for f in fns.values(): f()
-    ts = {k: [] for k in fns}
-    for r in range(repeats):
-        for k in (list(fns) if r % 2 == 0 else list(fns)[::-1]):
-            t = time.perf_counter(); fns[k](); ts[k].append(time.perf_counter() - t)
-    return {k: statistics.median(v) for k, v in ts.items()}
+    return {k: statistics.median(v) for k, v in interleaved_runs(fns, repeats).items()}
 
 def bench_linear(repeats):
     torch.manual_seed(0)

@@ -72,14 +72,14 @@ def _linear_sites(sites) -> dict:
             if isinstance(s.owner, nn.Linear) and s.pname == 'weight' and s.user is s.owner and s.perm is None}
 
 def _pad_to_widest(w, mask):
-    "`mask` with every row padded (at its first unmasked inputs, where the weight is zero) to the widest row's count"
+    "`mask` with every row padded (at its unmasked inputs, where the weight is zero) to the widest row's count"
     counts = mask.sum(1)
     k = int(counts.max())
     extra = torch.arange(mask.shape[1], device=mask.device)[None].expand_as(mask)
     order = torch.argsort((mask.float() * 2 + (w != 0).float()), dim=1, stable=True)   # free, zero inputs first
     need = (k - counts)[:, None]
     add = torch.zeros_like(mask).scatter_(1, order, extra < need)
-    return mask | add, k
+    return mask | add
 
 def condense(model, batch_size:int=1, min_sparsity:float=0.5, repeats:int=5, slice_units:bool=True):
     "A plain copy of the sparse `model` for inference: zero units cut out, sparse `Linear`s condensed where faster; returns (model, report)"
@@ -134,12 +134,11 @@ def condense(model, batch_size:int=1, min_sparsity:float=0.5, repeats:int=5, sli
             w = m.weight.detach()
             sp = 1 - int(mask.count_nonzero()) / mask.numel()
             counts = mask.sum(1)
-            live = counts[counts > 0]
             if sp < min_sparsity:
                 r['note'].append(f"sparsity {sp:.2f} < min_sparsity {min_sparsity:g}: kept dense"); continue
             if int(counts.max()) == 0: r['note'].append("no weight left: kept dense"); continue
             constant = bool((counts == counts[0]).all())
-            use = mask if constant else _pad_to_widest(w, mask)[0]
+            use = mask if constant else _pad_to_widest(w, mask)
             layer, reason = condensed_linear(w, use, m.bias, batch_size=batch_size, repeats=repeats)
             what = f"constant fan-in k={int(counts[0])}" if constant else f"unstructured, padded to its widest row (k={layer.k})"
             if layer.kernel == 'dense': r['note'].append(f"{what}; dense is fastest: {reason}"); continue

@@ -199,7 +199,7 @@ def save_inference(model, file):
     torch.save(dict(format=INFERENCE_FORMAT, layers=layers, state=model.state_dict()), file)
 
 # %% ../nbs/13_export.ipynb #c5f7d0e9
-def _rebuild(spec:dict, old:nn.Module, has_bias:bool) -> nn.Module:
+def _rebuild(spec:dict, has_bias:bool) -> nn.Module:
     o, i = spec['out_features'], spec['in_features']
     bias = torch.zeros(o) if has_bias else None
     if spec['kind'] == 'SparseLinear': return SparseLinear(torch.zeros(o, i), bias)
@@ -232,7 +232,7 @@ def load_inference(model, file):
     for name, spec in layers.items():
         old = model.get_submodule(name)
         spec = {'out_features': getattr(old, 'out_features', None), 'in_features': getattr(old, 'in_features', None), **spec}
-        _set_module(model, name, _rebuild(spec, old, f'{name}.bias' in state))
+        _set_module(model, name, _rebuild(spec, f'{name}.bias' in state))
     _resize_(model, state)
     model.load_state_dict(state)
     return model

@@ -6,7 +6,7 @@ Docs: https://fastsparse.github.io/fastsparse/structured.html.md"""
 
 # %% ../nbs/11a_structured.ipynb #1ccdc532
 from __future__ import annotations
-import math, operator, warnings
+import math, warnings
 from dataclasses import dataclass, field
 import torch, torch.nn as nn, torch.nn.functional as F
 from .core import *
@@ -16,7 +16,8 @@ from .rewire import RigL, zero_opt_state_, _check_score, _pattern_road, _weight_
 from .distributed import broadcast_, world_size
 
 # %% auto #0
-__all__ = ['ChannelLink', 'channel_links', 'unit_tensors', 'zero_ablated_', 'ablate_units_', 'SRigL', 'fan_ins', 'Chase']
+__all__ = ['ChannelLink', 'channel_links', 'unit_tensors', 'zero_ablated_', 'ablate_units_', 'UnitRemovingUpdater', 'SRigL',
+           'fan_ins', 'Chase']
 
 # %% ../nbs/11a_structured.ipynb #89fdf235
 _KEEPS_ZERO = (nn.ReLU, nn.ReLU6, nn.LeakyReLU, nn.GELU, nn.SiLU, nn.Hardswish, nn.Tanh, nn.ELU, nn.Mish, nn.Identity,
@@ -104,7 +105,7 @@ def channel_links(model) -> tuple[dict, str|None]:
     for n in gm.graph.nodes:
         if n.op == 'call_module': uses[n.target] = uses.get(n.target, 0) + 1
     return {n.target: _follow(n, mods, uses) for n in gm.graph.nodes
-            if n.op == 'call_module' and isinstance(mods[n.target], (nn.Linear, *_CONV)) and n.target not in () }, None
+            if n.op == 'call_module' and isinstance(mods[n.target], (nn.Linear, *_CONV)) }, None
 
 # %% ../nbs/11a_structured.ipynb #3af17a81
 def unit_tensors(site, link:ChannelLink|None=None, model=None) -> list:
@@ -120,11 +121,18 @@ def unit_tensors(site, link:ChannelLink|None=None, model=None) -> list:
 
 def _rows(t): return t.reshape(t.shape[0], -1)
 
+def _unit_index(site) -> torch.Tensor:
+    "The ablated units of `site` as an index tensor, kept on its record until they change"
+    rec, dev = site.record, site.weight.device
+    hit = rec.__dict__.get('_unit_index')
+    if hit is None or hit[0] != rec.ablated or hit[1].device != dev:
+        hit = rec.__dict__['_unit_index'] = (list(rec.ablated), torch.tensor(rec.ablated, dtype=torch.long, device=dev))
+    return hit[1]
+
 def zero_ablated_(site, tensors:list, opt=None):
-    "Zero the entries of the ablated units of `site` in `tensors` (and their optimizer state)"
-    units = site.record.ablated
-    if not units: return
-    idx = torch.tensor(units, device=site.weight.device)
+    "Zero the entries of the ablated units of `site` in `tensors` (and, given `opt`, their optimizer state)"
+    if not site.record.ablated: return
+    idx = _unit_index(site)
     with torch.no_grad():
         for t in tensors:
             t.data.index_fill_(0, idx, 0.)
@@ -151,7 +159,25 @@ def ablate_units_(site, units, tensors:list=(), opt=None) -> list:
     return site.record.ablated
 
 # %% ../nbs/11a_structured.ipynb #391b73c2
-class SRigL(RigL):
+class UnitRemovingUpdater(RigL):
+    "RigL whose layers lose output units for good: keeps each layer's budget and its removed units' bias and BatchNorm at zero"
+    def setup(self):
+        super().setup()
+        links, self.trace_error = channel_links(self.model)
+        self.links = [links.get(s.name.rpartition('.')[0]) for s in self.sites]
+        self.extras = [unit_tensors(s, l, self.model) for s, l in zip(self.sites, self.links)]
+        self.budget = [n_ones(s.weight.numel(), s.record.sparsity) for s in self.sites]
+
+    def started(self):
+        super().started()
+        for s, ex in zip(self.sites, self.extras): zero_ablated_(s, ex, self.opt)
+
+    def after_step(self):
+        super().after_step()
+        for s, ex in zip(self.sites, self.extras): zero_ablated_(s, ex)
+
+# %% ../nbs/11a_structured.ipynb #04621f65
+class SRigL(UnitRemovingUpdater):
     "SRigL: RigL under constant fan-in, ablating the units with fewer than `gamma_sal x k` salient weights"
     gamma_sal = 0.3             # the paper's threshold, a fraction of the layer's initial fan-in
     no_ablation = None          # names of layers never ablated (default: the last masked layer, the output)
@@ -163,21 +189,9 @@ class SRigL(RigL):
         if bad: raise ValueError(f"SRigL keeps a constant fan-in, but the mask of {bad[0]} is not constant fan-in: sparsify "
                                  "with pattern='constant_fan_in' (learn.sparsify('srigl', ...) does so)")
         if not 0 <= float(self.gamma_sal) <= 1: raise ValueError(f"gamma_sal must be in [0, 1]; got {self.gamma_sal!r}")
-        links, _ = channel_links(self.model)
         names = [s.name.rpartition('.')[0] for s in self.sites]
-        self.extras = [unit_tensors(s, links.get(n), self.model) for s, n in zip(self.sites, names)]
         keep = set(self.no_ablation) if self.no_ablation is not None else {names[-1]}
         self.ablatable = [n not in keep and s.perm is None for s, n in zip(self.sites, names)]
-        self.budget = [n_ones(s.weight.numel(), s.record.sparsity) for s in self.sites]
-
-    def started(self):
-        super().started()
-        for s, ex in zip(self.sites, self.extras): zero_ablated_(s, ex, self.opt)
-
-    def after_step(self):
-        super().after_step()
-        for s, ex in zip(self.sites, self.extras):
-            if s.record.ablated: zero_ablated_(s, ex, self.opt)
 
     def update_masks(self, drop_frac:float):
         "Rewire every layer under constant fan-in, ablating units with too few salient weights"
@@ -186,7 +200,7 @@ class SRigL(RigL):
             w = s.weight
             keep = _check_score(self.keep_score, self.keep_score(w, self.opt), w, s)
             grow = _check_score(self.grow_score, self.grow_score(w, self.opt), w, s)
-            new, dead = self._rewire(s, keep, grow, drop_frac, self.budget[i], self.ablatable[i])
+            new = self._rewire(s, keep, grow, drop_frac, self.budget[i], self.ablatable[i])
             if world_size() > 1: broadcast_([new])              # process 0 decides, every process applies
             with torch.no_grad():
                 old = s.mask
@@ -201,7 +215,7 @@ class SRigL(RigL):
         self.n_updates += 1
 
     def _rewire(self, s, keep, grow, drop_frac, budget, ablatable):
-        "The new mask of `s` (shaped like its weight) and its ablated units"
+        "The new mask of `s`, shaped like its weight (a unit left with no input is ablated)"
         o = s.out_major                                        # units first, whatever the storage layout
         shape = o(s.mask).shape
         mask, R = _rows(o(s.mask)), shape[0]
@@ -229,7 +243,7 @@ class SRigL(RigL):
         kept &= _top_in_groups(ks.masked_fill(~kept, -math.inf), k)          # at most k in each unit, its largest
         need = torch.where(live, k - kept.sum(1), torch.zeros_like(live, dtype=torch.long))[:, None]
         new = _regrow_in_groups(kept, gs, need)
-        return s.from_out_major(new.view(shape)), (~live).nonzero().flatten().tolist()
+        return s.from_out_major(new.view(shape))
 
 # %% ../nbs/11a_structured.ipynb #9e4ba20f
 def fan_ins(site) -> torch.Tensor:
@@ -237,7 +251,7 @@ def fan_ins(site) -> torch.Tensor:
     return _rows(site.out_major(site.mask)).sum(1)
 
 # %% ../nbs/11a_structured.ipynb #37e7b4d8
-class Chase(RigL):
+class Chase(UnitRemovingUpdater):
     "Chase: RigL's rewiring while the channels with the lowest unmasked mean magnitude are removed, on a cubic ramp"
     channel_sparsity = 0.3      # the fraction of removable channels removed by the end
     channel_end = 0.8           # the ramp reaches channel_sparsity at this fraction of the update window
@@ -248,11 +262,7 @@ class Chase(RigL):
         for name, v, lo in (('channel_sparsity', self.channel_sparsity, 0), ('channel_end', self.channel_end, 1e-9),
                             ('min_channels', self.min_channels, 0)):
             if not lo <= float(v) <= 1: raise ValueError(f"{name} must be in [{lo:g}, 1]; got {v!r}")
-        links, self.trace_error = channel_links(self.model)
-        names = [s.name.rpartition('.')[0] for s in self.sites]
-        by_layer = {n: s for s, n in zip(self.sites, names)}
-        self.links = [links.get(n) for n in names]
-        self.extras = [unit_tensors(s, l, self.model) for s, l in zip(self.sites, self.links)]
+        by_layer = {s.name.rpartition('.')[0]: s for s in self.sites}
         self.removable = [l is not None and l.sliceable and s.perm is None and s.pname == 'weight' and s.owner is s.user
                           for s, l in zip(self.sites, self.links)]
         # the masked layers that read each removable layer's channels, with the flattened width of one channel
@@ -265,21 +275,11 @@ class Chase(RigL):
                         q = by_layer[c]
                         rs.append((q, q.weight.shape[1] // s.weight.shape[0] if l.flatten else 1))
             self.readers.append(rs)
-        self.budget = [n_ones(s.weight.numel(), s.record.sparsity) for s in self.sites]
         self.n_channels = sum(s.weight.shape[0] for s, ok in zip(self.sites, self.removable) if ok)
         if not self.n_channels and self.channel_sparsity > 0:
             why = self.trace_error or '; '.join(f"{l.name} {l.reason}" for l in self.links if l is not None)[:300]
             warnings.warn(f"Chase found no layer whose channels it can remove ({why}): it rewires like RigL, and "
                           "no channel goes", UserWarning)
-
-    def started(self):
-        super().started()
-        for s, ex in zip(self.sites, self.extras): zero_ablated_(s, ex, self.opt)
-
-    def after_step(self):
-        super().after_step()
-        for s, ex in zip(self.sites, self.extras):
-            if s.record.ablated: zero_ablated_(s, ex, self.opt)
 
     def _allowed(self, i):
         "Where layer `i` may grow: not in its removed channels, nor in inputs that read a removed channel"
