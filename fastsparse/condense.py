@@ -6,14 +6,14 @@ Docs: https://fastsparse.github.io/fastsparse/condense.html.md"""
 
 # %% ../nbs/13b_condense.ipynb #8322f57f
 from __future__ import annotations
-import copy
+import copy, statistics
 import torch, torch.nn as nn
 import pandas as pd
 from .core import *
 from .core import _get_model
 from .structured import channel_links, _BN, _CONV
 from .export import make_permanent, _set_module
-from .condensed import CondensedLinear, condensed_linear
+from .condensed import CondensedLinear, condensed_linear, _time_interleaved
 
 # %% auto #0
 __all__ = ['zero_units', 'condense']
@@ -81,7 +81,43 @@ def _pad_to_widest(w, mask):
     add = torch.zeros_like(mask).scatter_(1, order, extra < need)
     return mask | add
 
-def condense(model, batch_size:int=1, min_sparsity:float=0.5, repeats:int=5, slice_units:bool=True):
+def _example_batch(example, model, batch_size:int):
+    "`batch_size` rows of `example` (a tensor, or a Learner's validation batch when `example` is None), or None"
+    if example is None:
+        dls = getattr(model, 'dls', None)
+        if dls is None: return None
+        example = dls.valid.one_batch()[0]
+    if not isinstance(example, torch.Tensor) or example.ndim == 0:
+        raise TypeError(f"example must be a batch of inputs (a tensor whose first dimension is the batch); got {type(example).__name__}")
+    reps = -(-batch_size // example.shape[0])
+    return example.repeat(reps, *[1] * (example.ndim - 1))[:batch_size] if reps > 1 else example[:batch_size]
+
+def _whole_model_check(new, rows:dict, x, repeats:int):
+    "Time `new` against the same model with its `CondensedLinear`s computed densely; keep the faster; returns `new` or its twin"
+    names = [n for n, m in new.named_modules() if isinstance(m, CondensedLinear)]
+    if not names or x is None: return new
+    twin = copy.deepcopy(new)
+    for n in names:
+        c = twin.get_submodule(n)
+        lin = nn.Linear(c.in_features, c.out_features, bias=c.bias is not None, device=c.values.device, dtype=c.values.dtype)
+        with torch.no_grad():
+            lin.weight.copy_(c.dense_weight())
+            if c.bias is not None: lin.bias.copy_(c.bias)
+        _set_module(twin, n, lin.eval())
+    x = x.to(next(new.parameters()).device)
+    sync = torch.cuda.synchronize if x.device.type == 'cuda' else (lambda: None)
+    def call(m): return lambda: (m(x), sync())
+    with torch.inference_mode(): ts = _time_interleaved({'condensed': call(new), 'dense': call(twin)}, max(repeats, 3))
+    ms = {k: statistics.median(v) * 1e3 for k, v in ts.items()}
+    what = f"whole model at batch {x.shape[0]}: condensed {ms['condensed']:.3g} ms, with dense Linear {ms['dense']:.3g} ms"
+    if ms['condensed'] <= ms['dense']:
+        for n in names: rows[n]['note'].append(what)
+        return new
+    for n in names:
+        rows[n].update(type='Linear', kernel='dense'); rows[n]['note'].append(what + ": kept dense")
+    return twin
+
+def condense(model, batch_size:int=1, min_sparsity:float=0.5, repeats:int=5, slice_units:bool=True, example=None):
     "A plain copy of the sparse `model` for inference: zero units cut out, sparse `Linear`s condensed where faster; returns (model, report)"
     src = _get_model(model)
     if not isinstance(src, nn.Module): raise TypeError(f"condense takes a model or a Learner; got {type(model).__name__}")
@@ -91,6 +127,7 @@ def condense(model, batch_size:int=1, min_sparsity:float=0.5, repeats:int=5, sli
                          "with a sparse method first)")
     if not 0 <= float(min_sparsity) <= 1: raise ValueError(f"min_sparsity must be in [0, 1]; got {min_sparsity!r}")
     if int(batch_size) < 1: raise ValueError(f"batch_size must be at least 1; got {batch_size!r}")
+    x = _example_batch(example, model, int(batch_size))
     new = copy.deepcopy(src)
     masks = _linear_sites(masked_sites(new))
     make_permanent(new)
@@ -145,6 +182,7 @@ def condense(model, batch_size:int=1, min_sparsity:float=0.5, repeats:int=5, sli
             _set_module(new, name, layer.eval())
             r.update(type='CondensedLinear', kernel=layer.kernel)
             r['note'].append(f"{what}; {reason}")
+        new = _whole_model_check(new, rows, x, repeats)
         for name, m in new.named_modules():
             if name in rows:
                 r = rows[name]

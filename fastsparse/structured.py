@@ -256,12 +256,15 @@ class Chase(UnitRemovingUpdater):
     channel_sparsity = 0.3      # the fraction of removable channels removed by the end
     channel_end = 0.8           # the ramp reaches channel_sparsity at this fraction of the update window
     min_channels = 0.5          # beta: every layer keeps at least min_channels * (1 - channel_sparsity) of its channels
+    channel_ranking = 'global'  # 'global': lowest UMM across the layers (the paper); 'layer': each layer loses its share
 
     def setup(self):
-        super().setup()
         for name, v, lo in (('channel_sparsity', self.channel_sparsity, 0), ('channel_end', self.channel_end, 1e-9),
                             ('min_channels', self.min_channels, 0)):
             if not lo <= float(v) <= 1: raise ValueError(f"{name} must be in [{lo:g}, 1]; got {v!r}")
+        if self.channel_ranking not in ('global', 'layer'):
+            raise ValueError(f"channel_ranking must be 'global' (the paper's) or 'layer'; got {self.channel_ranking!r}")
+        super().setup()
         by_layer = {s.name.rpartition('.')[0]: s for s in self.sites}
         self.removable = [l is not None and l.sliceable and s.perm is None and s.pname == 'weight' and s.owner is s.user
                           for s, l in zip(self.sites, self.links)]
@@ -294,27 +297,51 @@ class Chase(UnitRemovingUpdater):
                     ok[:, cols] = False
         return ok
 
-    def channel_target(self, pos:float) -> int:
-        "How many removable channels are gone at `pos` in the update window: a cubic ramp to `channel_sparsity`"
+    def _ramp(self, pos:float) -> float:
+        "The fraction of the channels gone at `pos` in the update window: a cubic ramp to `channel_sparsity`"
         p = min(max(pos, 0.) / self.channel_end, 1.)
-        return int(round(self.channel_sparsity * (1 - (1 - p) ** 3) * self.n_channels))
+        return self.channel_sparsity * (1 - (1 - p) ** 3)
+
+    def _floor(self, i:int) -> int: return max(1, int(self.sites[i].weight.shape[0] * (1 - self.channel_sparsity) * self.min_channels))
+
+    def layer_targets(self, pos:float) -> list:
+        "How many channels each layer has lost at `pos` under `channel_ranking='layer'` (0 where none can go)"
+        f = self._ramp(pos)
+        return [min(int(round(f * s.weight.shape[0])), s.weight.shape[0] - self._floor(i)) if ok else 0
+                for i, (s, ok) in enumerate(zip(self.sites, self.removable))]
+
+    def channel_target(self, pos:float) -> int:
+        "How many removable channels are gone at `pos` in the update window"
+        if self.channel_ranking == 'layer': return sum(self.layer_targets(pos))
+        return int(round(self._ramp(pos) * self.n_channels))
+
+    def _live_by_umm(self, i:int) -> list:
+        "Layer `i`'s channels that are still there, as (UMM, layer, channel), lowest UMM first"
+        s = self.sites[i]
+        umm, dead = _rows(s.weight.detach()).abs().mean(1).float().tolist(), set(s.record.ablated)
+        return sorted((umm[c], i, c) for c in range(s.weight.shape[0]) if c not in dead)
 
     def remove_channels(self, n:int) -> int:
         "Remove the `n` live removable channels with the lowest UMM (each layer keeping its minimum); returns how many went"
-        cands = []
-        for i, (s, ok) in enumerate(zip(self.sites, self.removable)):
-            if not ok: continue
-            umm = _rows(s.weight.detach()).abs().mean(1).float()
-            dead = set(s.record.ablated)
-            cands += [(float(umm[c]), i, c) for c in range(s.weight.shape[0]) if c not in dead]
-        cands.sort()
+        cands = sorted(c for i, ok in enumerate(self.removable) if ok for c in self._live_by_umm(i))
         left = {i: s.weight.shape[0] - len(s.record.ablated) for i, s in enumerate(self.sites)}
-        floor = {i: max(1, int(s.weight.shape[0] * (1 - self.channel_sparsity) * self.min_channels)) for i, s in enumerate(self.sites)}
         chosen = {}
         for _, i, c in cands:
             if sum(len(v) for v in chosen.values()) >= n: break
-            if left[i] - 1 < floor[i]: continue
+            if left[i] - 1 < self._floor(i): continue
             left[i] -= 1; chosen.setdefault(i, []).append(c)
+        return self._remove(chosen)
+
+    def remove_layer_channels(self, targets:list) -> int:
+        "Remove from each layer `i` its lowest-UMM channels until `targets[i]` are gone; returns how many went"
+        chosen = {}
+        for i, t in enumerate(targets):
+            want = t - len(self.sites[i].record.ablated)
+            if want > 0: chosen[i] = [c for _, _, c in self._live_by_umm(i)[:want]]
+        return self._remove(chosen)
+
+    def _remove(self, chosen:dict) -> int:
+        "Ablate `chosen` ({layer: channels}) and the inputs that read them, then refill the layers touched"
         touched = set()
         for i, units in chosen.items():
             s = self.sites[i]
@@ -351,7 +378,9 @@ class Chase(UnitRemovingUpdater):
         pos = self.schedule.position(self.n_steps, self.pct)
         gone = sum(len(s.record.ablated) for s, ok in zip(self.sites, self.removable) if ok)
         want = self.channel_target(pos) - gone
-        if want > 0 and self.n_channels: self.remove_channels(want)
+        if want > 0 and self.n_channels:
+            if self.channel_ranking == 'layer': self.remove_layer_channels(self.layer_targets(pos))
+            else: self.remove_channels(want)
         for i, s in enumerate(self.sites):
             if bool(s.mask.all()): continue
             w = s.weight
