@@ -95,7 +95,8 @@ class DynamicSparseTrainingCallback(SparseCallback):
                  pattern=None,                    # mask pattern kept by every update (default: the one in each weight's record)
                  sparsity:float|None=None,        # sparsify an unmasked model at this sparsity before fitting
                  distribution='uniform',          # its layer sparsities: a name in `DISTRIBUTIONS` or `f(params, sparsity)`
-                 skip_gradients:bool=False,       # skip the optimizer step on mask-update steps
+                 skip_gradients:bool|None=None,   # skip the optimizer step on mask-update steps (default: the updater's)
+                 reset_state:bool|None=None,      # zero the optimizer state of dropped and grown weights (default: unless `mask_grads=False`)
                  start=None,                      # when masks start changing (default: 0, the first step)
                  schedule:MaskSchedule|None=None, # the whole schedule at once, instead of `every`, `start` and `end`
                  updater=None,                    # a `DynamicSparseUpdater` subclass (default: RigL's scores) or instance
@@ -116,7 +117,7 @@ class DynamicSparseTrainingCallback(SparseCallback):
             if not (isinstance(cls, type) and issubclass(cls, DynamicSparseUpdater)):
                 raise TypeError(f"updater must be a DynamicSparseUpdater subclass or instance (SET, SNFS, RigL, ...); got {updater!r}")
             self.updater = cls(schedule, initial_drop_grow_pct, drop_grow_sched, keep_score_f, grow_score_f, redistribute_f,
-                               mask_grads, pattern, skip_gradients)
+                               mask_grads, pattern, skip_gradients, reset_state)
         self.sparse_modules, self.show_report, self.sparsity, self.distribution = sparse_modules, show_report, sparsity, distribution
         self.pattern = pattern
 

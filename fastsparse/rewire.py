@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import partial
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
+import numpy as np
 import torch, torch.nn as nn
 from fastai.callback.schedule import sched_cos
 from .core import *
@@ -88,15 +89,19 @@ def gradient_magnitude(param, opt):
     "|dL/dw| of the current (dense) gradient: RigL's growth"
     return _gradient(param, opt).abs()
 
+_ADAM_KEYS, _ADAM_EPS = (('exp_avg', 'exp_avg_sq'), ('grad_avg', 'sqr_avg')), 1e-8
+
 def _momentum(param, opt):
     st = opt_state(opt, param)
+    for m, v in _ADAM_KEYS:     # Adam (PyTorch's or fastai's): its update direction, as SNFS's reference code reads it
+        if m in st and v in st: return st[m].detach() / (st[v].detach().sqrt() + _ADAM_EPS)
     for k in _MOMENTUM_KEYS:
         if k in st: return st[k].detach()
     return torch.zeros_like(param, dtype=torch.float32)   # no step taken yet: no momentum, no preference
 
 @sparse_score(dense_grads=True, momentum=True, magnitude_of=_momentum)
 def gradient_momentum(param, opt):
-    "|momentum| of the gradient from the optimizer state: SNFS's growth"
+    "|momentum| of the gradient from the optimizer state (Adam: |exp_avg / (sqrt(exp_avg_sq) + 1e-8)|): SNFS's growth"
     return _momentum(param, opt).abs()
 
 # %% ../nbs/01b_rewire.ipynb #570ad275
@@ -268,9 +273,11 @@ def _warn_skipped(owner:str, n:int, what:str, steps_taken:int):
 # %% ../nbs/01b_rewire.ipynb #5c702805
 class SparseUpdater:
     "The schedule, the place in it, and the calls every driver makes: the base of every method that changes masks while training"
-    def __init__(self, schedule:MaskSchedule|None=None, skip_gradients:bool=False):
+    skip_gradients = False      # skip the optimizer step of each update step (`None` in `__init__`: the class's value)
+    def __init__(self, schedule:MaskSchedule|None=None, skip_gradients:bool|None=None):
         self.schedule = MaskSchedule() if schedule is None else schedule
-        self.skip_gradients, self.sites, self.opt, self.pct = skip_gradients, [], None, 0.
+        if skip_gradients is not None: self.skip_gradients = bool(skip_gradients)
+        self.sites, self.opt, self.pct = [], None, 0.
         self._reset()
 
     def _reset(self):
@@ -416,9 +423,10 @@ class DynamicSparseUpdater(SparseUpdater):
     keep_score = staticmethod(weight_magnitude)   # `f(param, opt)`: which active weights to keep
     grow_score = staticmethod(gradient_magnitude) # `f(param, opt)`: which inactive weights to grow
     redistribute = None                           # `f(param, mask, opt) -> float`: each layer's share of the growth
+    skip_gradients = True                         # no optimizer step on update steps, as RigL's code
     def __init__(self, schedule:MaskSchedule|None=None, drop_fraction:float=0.3, drop_sched=sched_cos,
                  keep_score=None, grow_score=None, redistribute=None, mask_grads:bool|None=None, pattern=None,
-                 skip_gradients:bool=False):
+                 skip_gradients:bool|None=None, reset_state:bool|None=None):
         super().__init__(MaskSchedule(every=100, end=0.75) if schedule is None else schedule, skip_gradients)
         self.drop_fraction, self.drop_sched = _check_fraction('the drop fraction (initial_drop_grow_pct)', drop_fraction), drop_sched
         for name, f in (('keep_score', keep_score), ('grow_score', grow_score), ('redistribute', redistribute)):
@@ -430,6 +438,8 @@ class DynamicSparseUpdater(SparseUpdater):
         needs = [score_needs(f) for f in (self.keep_score, self.grow_score, self.redistribute) if f is not None]
         self.mask_grads = not any(n.dense_grads for n in needs) if mask_grads is None else mask_grads
         self.needs_momentum = any(n.momentum for n in needs)
+        # zero the optimizer state of dropped and grown weights; default: unless it is gathered from dense gradients
+        self.reset_state = self.mask_grads if reset_state is None else bool(reset_state)
 
     def setup(self):
         "Check the optimizer and the masks' patterns, choose each layer's road, zero the optimizer state of masked weights"
@@ -453,8 +463,13 @@ class DynamicSparseUpdater(SparseUpdater):
         return pat
 
     def started(self):
-        for s in self.sites: zero_opt_state_(self.opt, s.weight, s.mask)
+        if self.reset_state:
+            for s in self.sites: zero_opt_state_(self.opt, s.weight, s.mask)
         if self.drop_fraction and self.n_steps == 0: _warn_no_update(self)
+        if self.drop_fraction and self.skip_gradients and not self.schedule.in_epochs and int(self.schedule.every.value) == 1:
+            warnings.warn(f"{type(self).__name__} updates the masks on every optimizer step and skips the optimizer step of "
+                          "each update (skip_gradients=True): the weights will not train until the masks stop changing. "
+                          "Give every > 1, or skip_gradients=False", UserWarning, stacklevel=2)
         self.dense = not self.mask_grads
         set_dense_grads(self.sites, self.dense)
         # after a step on masked gradients by an elementwise optimizer the masked weights are still zero: the
@@ -502,38 +517,44 @@ class DynamicSparseUpdater(SparseUpdater):
         self.pending = pending
 
     def update_masks(self, drop_frac:float):
-        "Drop `drop_frac` of each layer's active weights and regrow as many (redistributed when asked)"
+        "Drop `drop_frac` of each layer's active weights and regrow as many (redistributed when asked); dense layers stay as they are"
         opt, plan, pooled = self.opt, [], []
+        ropt = opt if self.reset_state else None        # the roads zero the optimizer state of the weights they change
         for s, pat, road in zip(self.sites, self.patterns, self.roads):
             w = s.weight
             if road == 'kernel':                 # the fused kernels, when the scores turn out to suit them
+                m = s.mask                                      # NumPy counts without waking PyTorch's threads
+                n_active = int(np.count_nonzero(m.numpy()) if m.device.type == 'cpu' else m.count_nonzero())
+                if n_active == w.numel(): continue              # a layer left dense: never rewired
                 keep, grow = _magnitude_of(self.keep_score, w, opt, s), _magnitude_of(self.grow_score, w, opt, s)
                 if kernels.usable(keep[0], grow[0]):
-                    if self.redistribute is None:              # its active weights are counted on its worker thread
-                        pooled.append((w.numel(), partial(_kernel_update_, s, drop_frac, keep, grow, opt))); continue
-                    n_active = int(s.mask.count_nonzero())
-                    plan.append((s, n_active, True, partial(_kernel_road, keep=keep[0], keep_abs=keep[1], grow=grow[0],
-                                                            grow_abs=grow[1], opt=opt, n_active=n_active)))
+                    fused = partial(_kernel_road, keep=keep[0], keep_abs=keep[1], grow=grow[0], grow_abs=grow[1], opt=ropt,
+                                    n_active=n_active)
+                    if self.redistribute is None:              # on a worker thread
+                        nd = int(drop_frac * n_active); pooled.append((w.numel(), partial(fused, s, nd, nd)))
+                    else: plan.append((s, n_active, True, fused))
                     continue
                 road = 'index'
             if road == 'index':
                 act = s.active                                  # read (and checked) once per update
+                if act.numel() == w.numel(): continue           # a layer left dense: never rewired
                 at = score_needs(self.keep_score).at
                 keep = partial(at, w, opt) if at is not None else _check_score(self.keep_score, self.keep_score(w, opt), w, s)
                 grow = _check_score(self.grow_score, self.grow_score(w, opt), w, s)
-                plan.append((s, act.numel(), False, partial(_index_road, keep_score=keep, grow_score=grow, opt=opt, active=act)))
+                plan.append((s, act.numel(), False, partial(_index_road, keep_score=keep, grow_score=grow, opt=ropt, active=act)))
                 continue
             mask = s.mask
-            if not isinstance(pat, Unstructured) and bool(mask.all()): continue   # a dense layer of a patterned model
+            if bool(mask.all()): continue                       # a layer left dense: never rewired
             keep = _check_score(self.keep_score, self.keep_score(w, opt), w, s)
             grow = _check_score(self.grow_score, self.grow_score(w, opt), w, s)
-            plan.append((s, pat.n_active(mask), False, partial(_pattern_road, keep_score=keep, grow_score=grow, opt=opt,
+            plan.append((s, pat.n_active(mask), False, partial(_pattern_road, keep_score=keep, grow_score=grow, opt=ropt,
                                                                pattern=pat)))
         n_drop = [int(drop_frac * n_act) for _, n_act, _, _ in plan]
         n_grow = n_drop
-        if self.redistribute is not None:
+        if self.redistribute is not None:                # a sparse layer keeps at least one zero, so it stays sparse
             shares = [self.redistribute(s.weight, s.mask, opt) for s, *_ in plan]
-            n_grow = allocate(sum(n_drop), shares, [s.weight.numel() - (n_act - nd) for (s, n_act, _, _), nd in zip(plan, n_drop)])
+            room = [s.weight.numel() - (n_act - nd) - 1 for (s, n_act, _, _), nd in zip(plan, n_drop)]
+            n_grow = allocate(sum(n_drop), shares, room)
         for (s, _, on_pool, update), nd, ng in zip(plan, n_drop, n_grow):
             if on_pool: pooled.append((s.weight.numel(), partial(update, s, nd, ng)))
             else: update(s, nd, ng)
@@ -562,11 +583,6 @@ def _warn_no_update(u):
                   f"{window} of them in that window; the masks stay as they are (static sparse training). Give a "
                   f"smaller `every` (e.g. every={max(1, window // 4)}) or train longer", UserWarning, stacklevel=2)
 
-def _kernel_update_(site, drop_frac:float, keep:tuple, grow:tuple, opt):
-    "Drop `drop_frac` of the active weights of `site` and grow as many, by the fused kernels"
-    n_act = int(site.mask.count_nonzero()); nd = int(drop_frac * n_act)
-    return _kernel_road(site, nd, nd, *keep, *grow, opt, n_act)
-
 # %% ../nbs/01b_rewire.ipynb #32918f4e
 class SET(DynamicSparseUpdater):
     "SET: drop the smallest |w|, grow at random"
@@ -580,3 +596,4 @@ class SNFS(DynamicSparseUpdater):
     "SNFS: drop the smallest |w|, grow the largest |momentum|; each layer's share of the growth by its mean |momentum|"
     grow_score = staticmethod(gradient_momentum)
     redistribute = staticmethod(momentum_redistribution)
+    skip_gradients = False                        # SNFS's code takes every optimizer step
