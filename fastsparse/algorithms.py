@@ -6,13 +6,14 @@ Docs: https://fastsparse.github.io/fastsparse/algorithms.html.md"""
 
 # %% ../nbs/12_algorithms.ipynb #8ee050f5
 from __future__ import annotations
-import difflib
+import difflib, math
 from dataclasses import dataclass
 from typing import Callable
 import pandas as pd
 from fastcore.basics import patch
 from fastai.learner import Learner
 from .core import *
+from .core import _check_sparsity
 from .callback import SparseCallback
 from .callback import (DynamicSparseTrainingCallback, SET_presets, SNFS_presets, RigL_presets, Static_presets,
                                  PAPER_UPDATE_INTERVALS, weight_magnitude)
@@ -21,6 +22,8 @@ from .ste import STECallback, STE_ALGORITHMS
 from .optim import SparseOptimizerWrapper
 from .patterns import get_pattern, ConstantFanIn, Unstructured
 from .structured import SRigL, Chase
+from .rewire import gradient_magnitude
+from .granet_mest import GraNet, MEST, GraNet_presets, MEST_presets
 
 # %% auto #0
 __all__ = ['ALGORITHMS', 'Algorithm', 'register_algorithm', 'register_score', 'register_dynamic', 'get_sparse_algorithm',
@@ -116,18 +119,25 @@ def sparse_optimizer(algorithm:str, model, opt, sparsity:float|None=None, patter
                                   total_steps)
 
 # %% ../nbs/12_algorithms.ipynb #99721326
+# each method's own arguments: a number's (lo, hi) range, or the set of words it takes
 _STRUCTURED_OPTIONS = dict(srigl=dict(gamma_sal=(0., 1.)), chase=dict(channel_sparsity=(0., 0.99), channel_end=(1e-9, 1.),
-                                                                    min_channels=(0., 1.)))
+                                                                    min_channels=(0., 1.), channel_ranking={'global', 'layer'}))
+
+def _check_option(name, k, v, allowed):
+    "`v` checked against `allowed` (a range or a set of words): the value to set"
+    if isinstance(allowed, set):
+        if v not in allowed: raise ValueError(f"{name}: {k} must be one of {', '.join(map(repr, sorted(allowed)))}; got {v!r}")
+        return v
+    lo, hi = allowed
+    try: ok = not isinstance(v, (bool, str)) and lo <= float(v) <= hi
+    except (TypeError, ValueError): ok = False
+    if not ok: raise ValueError(f"{name}: {k} must be a number in [{lo:g}, {hi:g}]; got {v!r}")
+    return float(v)
 
 def _structured_make(name, updater, pattern_needed):
     opts = _STRUCTURED_OPTIONS[name]
     def make(sparsity, pattern, distribution=None, **kw):
-        given = {k: kw.pop(k) for k in list(kw) if k in opts}
-        for k, v in given.items():
-            lo, hi = opts[k]
-            try: ok = lo <= float(v) <= hi
-            except (TypeError, ValueError): ok = False
-            if not ok: raise ValueError(f"{name}: {k} must be a number in [{lo:g}, {hi:g}]; got {v!r}")
+        given = {k: _check_option(name, k, kw.pop(k), opts[k]) for k in list(kw) if k in opts}
         no_abl = kw.pop('no_ablation', None) if name == 'srigl' else None
         pat = get_pattern(pattern)
         if pattern_needed is ConstantFanIn:
@@ -140,7 +150,7 @@ def _structured_make(name, updater, pattern_needed):
         if not {'every', 'batches_per_update', 'schedule'} & set(kw): kw['every'] = PAPER_UPDATE_INTERVALS.get(name, 100)
         cb = DynamicSparseTrainingCallback(**{**RigL_presets, 'updater': updater, **kw}, sparsity=sparsity,
                                            pattern=pattern if name == 'srigl' else None, distribution=distribution or 'uniform')
-        for k, v in given.items(): setattr(cb.updater, k, float(v))
+        for k, v in given.items(): setattr(cb.updater, k, v)
         if no_abl is not None: cb.updater.no_ablation = list(no_abl)
         return cb
     return make
@@ -149,3 +159,48 @@ register_algorithm('srigl', 'dynamic', _structured_make('srigl', SRigL, Constant
                    'SRigL: RigL under constant fan-in, ablating units with few salient weights', pattern='constant_fan_in')
 register_algorithm('chase', 'dynamic', _structured_make('chase', Chase, Unstructured),
                    'Chase: RigL while the channels of lowest mean magnitude are removed (to 30%)')
+
+# %% ../nbs/12_algorithms.ipynb #3b2e4a35
+def _number(method:str, name:str, v, lo:float, hi:float=math.inf, lo_open:bool=False, why:str='') -> float:
+    "`v` as a float in [lo, hi] (`(lo, hi]` where `lo_open`), or an error naming the method and the argument"
+    try: x = float(v); ok = not isinstance(v, bool) and math.isfinite(x) and (lo < x if lo_open else lo <= x) and x <= hi
+    except (TypeError, ValueError): ok = False
+    if not ok:
+        span = f"{'(' if lo_open else '['}{lo:g}, {hi:g}]" if hi < math.inf else f"{'>' if lo_open else '>='} {lo:g}"
+        raise ValueError(f"{method}: {name} must be a number {'in ' if hi < math.inf else ''}{span}{why}; got {v!r}")
+    return x
+
+def _granet_make(sparsity, pattern, distribution=None, initial_sparsity=GraNet.initial_sparsity,
+                 prune_end=GraNet.prune_end, global_pruning=GraNet.global_pruning, **kw):
+    sparsity = _check_sparsity(sparsity)
+    s0 = _number('granet', 'initial_sparsity', initial_sparsity, 0., sparsity,
+                 why=f" (GraNet prunes from it to the target sparsity {sparsity:g}, so it is at most the target)")
+    end = _number('granet', 'prune_end', prune_end, 0., 1., lo_open=True, why=" (a fraction of the update window)")
+    if not isinstance(global_pruning, bool):
+        raise ValueError(f"granet: global_pruning is True (rank |w| across layers) or False (each layer); got {global_pruning!r}")
+    pat = get_pattern(pattern)
+    if not isinstance(pat, Unstructured):
+        raise ValueError(f"granet prunes and regrows single weights: use the unstructured pattern; got pattern={str(pat)!r}")
+    if not {'every', 'batches_per_update', 'schedule'} & set(kw): kw['every'] = PAPER_UPDATE_INTERVALS.get('granet', 100)
+    cb = DynamicSparseTrainingCallback(**{**GraNet_presets, **kw}, sparsity=s0, distribution=distribution or 'uniform')
+    u = cb.updater                               # the callback makes the masks at s0; the updater prunes to `sparsity`
+    u.sparsity, u.initial_sparsity, u.prune_end = sparsity, s0, end
+    u.global_pruning, u.distribution = global_pruning, cb.distribution
+    return cb
+
+_MEST_GROWTH = dict(random=None, gradient=gradient_magnitude)   # None: the updater's own (random)
+
+def _mest_make(sparsity, pattern, distribution=None, lam=MEST.lam, grow='random', **kw):
+    lam = _number('mest', 'lam', lam, 0., why=", the weight of |dL/dw| in the keep score")
+    if not isinstance(grow, str) or grow not in _MEST_GROWTH:
+        raise ValueError(f"mest: grow is 'random' (the paper's) or 'gradient' (RigL's); got {grow!r}")
+    if _MEST_GROWTH[grow] is not None: kw.setdefault('grow_score_f', _MEST_GROWTH[grow])
+    if not {'every', 'batches_per_update', 'schedule'} & set(kw): kw['every'] = PAPER_UPDATE_INTERVALS.get('mest', 100)
+    cb = DynamicSparseTrainingCallback(**{**MEST_presets, **kw}, sparsity=sparsity, pattern=pattern,
+                                       distribution=distribution or 'uniform')
+    cb.updater.lam = lam
+    return cb
+
+register_algorithm('granet', 'dynamic', _granet_make,
+                   'GraNet: prune |w| across layers on a cubic ramp (from 50%), regrow by |gradient| at each update')
+register_algorithm('mest', 'dynamic', _mest_make, 'MEST: drop by |w| + |gradient|, grow at random, drop fraction in steps')

@@ -17,12 +17,14 @@ from .ste import *
 from .algorithms import *
 from .export import *
 from .structured import *
+from .granet_mest import *
 from .condensed import *
 from .condense import *
 from .grid import *
 from .distributed import *
 
 _MODULES = ('core', 'data', 'schedule', 'rewire', 'callback', 'io', 'flops', 'train', 'patterns', 'prune', 'activation',
-            'optim', 'recipes', 'ste', 'algorithms', 'export', 'structured', 'condensed', 'condense', 'grid', 'distributed')
+            'optim', 'recipes', 'ste', 'algorithms', 'export', 'structured', 'granet_mest', 'condensed', 'condense', 'grid',
+            'distributed')
 # a star import binds these names only: no submodule, and nothing that shadows a builtin or a standard-library module
 __all__ = list(dict.fromkeys(n for m in _MODULES for n in _importlib.import_module(f'fastsparse.{m}').__all__))

@@ -17,16 +17,16 @@ __all__ = ['METHODS', 'DISTRIBUTIONS', 'MODELS', 'DATASETS', 'GRID_METHODS', 'GR
 
 # %% ../nbs/05a_cli.ipynb #7092b02f
 METHODS = ('dense', 'static', 'no_prune', 'random', 'magnitude', 'saliency', 'global_magnitude', 'global_saliency', 'gmp',
-           'magnitude_ste', 'random_ste', 'static_sparse', 'set', 'snfs', 'rigl', 'srigl', 'chase')
+           'magnitude_ste', 'random_ste', 'static_sparse', 'set', 'snfs', 'rigl', 'srigl', 'chase', 'granet', 'mest')
 DISTRIBUTIONS = ('uniform', 'first_layer_dense', 'er', 'erk')
 MODELS = ('mlp', 'lenet5', 'cnn', 'resnet18')
 DATASETS = ('digits', 'fashion-mnist')
 GRID_METHODS = ('dense', 'static (uniform)', 'static (ERK)', 'SET (ERK)', 'SNFS (ERK)', 'RigL (uniform)', 'RigL (ERK)',
-                'SRigL (ERK)', 'Chase (ERK)', 'pruning (ERK)')
+                'SRigL (ERK)', 'Chase (ERK)', 'GraNet (ERK)', 'MEST (ERK)', 'pruning (ERK)')
 GRID_PRESETS = {            # preset -> (its dataset, what it runs)
     'smoke': ('digits', 'every method once, MLP on the digits, 2 epochs (seconds)'),
     'quick': ('fashion-mnist', 'every method once, MLP on Fashion-MNIST, 3 epochs (minutes)'),
-    'cpu': ('fashion-mnist', 'MLP and LeNet-5 on Fashion-MNIST, 4 sparsities x 3 seeds (about 75 minutes on 2 cores)'),
+    'cpu': ('fashion-mnist', 'MLP and LeNet-5 on Fashion-MNIST, 4 sparsities x 3 seeds (about 2.5 hours on 2 cores)'),
     'gpu': ('fashion-mnist', 'ResNet-18 on Fashion-MNIST, 4 sparsities x 3 seeds, 20 epochs (needs a CUDA GPU)')}
 
 _FIXED_MASKS = ('dense', 'static', 'static_sparse', 'magnitude_ste', 'random_ste')   # no mask update for --every to space

@@ -20,7 +20,7 @@ GRID_METHODS = {            # name in the table -> (fastsparse-train method, lay
     'dense': ('dense', 'uniform'), 'static (uniform)': ('static', 'uniform'), 'static (ERK)': ('static', 'erk'),
     'SET (ERK)': ('set', 'erk'), 'SNFS (ERK)': ('snfs', 'erk'), 'RigL (uniform)': ('rigl', 'uniform'),
     'RigL (ERK)': ('rigl', 'erk'), 'SRigL (ERK)': ('srigl', 'erk'), 'Chase (ERK)': ('chase', 'erk'),
-    'pruning (ERK)': ('gmp', 'erk')}
+    'GraNet (ERK)': ('granet', 'erk'), 'MEST (ERK)': ('mest', 'erk'), 'pruning (ERK)': ('gmp', 'erk')}
 
 GRID_PRESETS = dict(
     smoke=dict(dataset='digits', models=['mlp'], sparsities=[0.9], seeds=[0], epochs={'mlp': 2}, bs=64, lr=1e-2,

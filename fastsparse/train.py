@@ -80,14 +80,15 @@ def train(method='rigl', sparsity:float|None=0.9, distribution='erk', dataset='d
         raise ValueError(f"batch size {bs} leaves no full training batch: {dataset} has {len(learn.dls.train_ds)} training "
                          f"images; give a smaller batch size (--bs)")
     kind = ALGORITHMS[name].kind if method != 'dense' else 'dense'
-    hooks = None
-    if kind == 'dynamic': hooks = sparsify_model(learn.model, sparsity, get_distribution(distribution), pattern=pattern)
     bpu = every or PAPER_UPDATE_INTERVALS.get(name, 100)
     fc, cbs = FlopsCounter(), []
     if kind != 'dense':
         sched = dict(dynamic=dict(every=bpu), pruning=dict(every=bpu, end=0.75), ste={})[kind]
         dist = None if name.startswith('global_') or kind == 'ste' else distribution   # global ranking picks its own
         cbs.append(sparse_callback(name, sparsity, pattern, dist, **sched, **(method_args or {})))   # e.g. chase's channel_sparsity
+    # a dynamic method's masks, made before fitting (the FLOPs counter sees them) by its callback: at `sparsity`, or
+    # where the method starts (GraNet: its initial sparsity)
+    hooks = cbs[0].sparsify(learn.model) if kind == 'dynamic' else None
     start = time.perf_counter()
     ctx = learn.no_bar() if not show_progress else nullcontext()
     if not show_progress:                        # one line per epoch (from process 0), or none
