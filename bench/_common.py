@@ -62,9 +62,5 @@ def time_steps(vs, repeats, sync=None, per_repeat=False):
 
 def interleaved_runs(fns, repeats):
     "Seconds of every call of each function of `fns`, called in turn (order reversed every repeat) after a warm-up"
-    for f in fns.values(): f()
-    ts = {k: [] for k in fns}
-    for r in range(repeats):
-        for k in (list(fns) if r % 2 == 0 else list(fns)[::-1]):
-            t = time.perf_counter(); fns[k](); ts[k].append(time.perf_counter() - t)
-    return ts
+    from fastsparse.condensed import _time_interleaved
+    return _time_interleaved(fns, repeats)
