@@ -19,6 +19,7 @@ __all__ = ['GraNet_presets', 'MEST_presets', 'GraNet', 'mest_score', 'elastic_mu
 # %% ../nbs/12b_granet_mest.ipynb #9dcdfc80
 class GraNet(RigL):
     "GraNet: at each update, prune the smallest |w| on a cubic ramp, then drop and regrow as RigL does (neuroregeneration)"
+    growth_gradient = 'step'   # the update step's gradient, as in the paper (the interval's sum was not measured here)
     sparsity = None            # the target sparsity, reached at `prune_end`
     initial_sparsity = 0.5     # s_i, the sparsity of the masks made for a model without masks
     prune_end = 110 / 160      # where in the update window the ramp reaches the target (the reference: epoch 110 of 160)

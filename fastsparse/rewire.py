@@ -7,6 +7,7 @@ Docs: https://fastsparse.github.io/fastsparse/rewire.html.md"""
 # %% ../nbs/01b_rewire.ipynb #4c5c9fec
 from __future__ import annotations
 import math, warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from concurrent.futures import ThreadPoolExecutor
@@ -424,9 +425,10 @@ class DynamicSparseUpdater(SparseUpdater):
     grow_score = staticmethod(gradient_magnitude) # `f(param, opt)`: which inactive weights to grow
     redistribute = None                           # `f(param, mask, opt) -> float`: each layer's share of the growth
     skip_gradients = True                         # no optimizer step on update steps, as RigL's code
+    growth_gradient = 'step'                      # what gradient the scores read at an update: 'step' or 'interval'
     def __init__(self, schedule:MaskSchedule|None=None, drop_fraction:float=0.3, drop_sched=sched_cos,
                  keep_score=None, grow_score=None, redistribute=None, mask_grads:bool|None=None, pattern=None,
-                 skip_gradients:bool|None=None, reset_state:bool|None=None):
+                 skip_gradients:bool|None=None, reset_state:bool|None=None, growth_gradient:str|None=None):
         super().__init__(MaskSchedule(every=100, end=0.75) if schedule is None else schedule, skip_gradients)
         self.drop_fraction, self.drop_sched = _check_fraction('the drop fraction (initial_drop_grow_pct)', drop_fraction), drop_sched
         for name, f in (('keep_score', keep_score), ('grow_score', grow_score), ('redistribute', redistribute)):
@@ -440,6 +442,10 @@ class DynamicSparseUpdater(SparseUpdater):
         self.needs_momentum = any(n.momentum for n in needs)
         # zero the optimizer state of dropped and grown weights; default: unless it is gathered from dense gradients
         self.reset_state = self.mask_grads if reset_state is None else bool(reset_state)
+        if growth_gradient is not None: self.growth_gradient = growth_gradient
+        if self.growth_gradient not in ('step', 'interval'):
+            raise ValueError(f"growth_gradient must be 'step' (the update step's gradient, as in RigL's paper) or 'interval' "
+                             f"(the gradients summed over every step since the last update); got {self.growth_gradient!r}")
 
     def setup(self):
         "Check the optimizer and the masks' patterns, choose each layer's road, zero the optimizer state of masked weights"
@@ -472,6 +478,10 @@ class DynamicSparseUpdater(SparseUpdater):
                           "Give every > 1, or skip_gradients=False", UserWarning, stacklevel=2)
         self.dense = not self.mask_grads
         set_dense_grads(self.sites, self.dense)
+        # growth_gradient='interval': the sparse layers whose gradients are summed between updates, and the sums
+        self.summed = ([i for i, s in enumerate(self.sites) if not bool(s.mask.all())]
+                       if self.growth_gradient == 'interval' and self.drop_fraction else [])
+        self.grad_sum, self.summing = [None] * len(self.sites), False
         # after a step on masked gradients by an elementwise optimizer the masked weights are still zero: the
         # forward hooks need not apply the masks again (see `zero_preserving`)
         self.marks, self.zero_preserving = mask_markers(self.sites, self.opt), zero_preserving(self.opt)
@@ -479,13 +489,17 @@ class DynamicSparseUpdater(SparseUpdater):
 
     def before_step(self, pct:float) -> bool:
         self.stepping, self.pct = True, pct
+        if self.summing: self._add_grads()
         if not self.pending:
             if self.anchor is None: self._open(pct)
+            if self.summing and self.mask_grads: mask_grads_(self.sites)    # summed dense, stepped masked
             return False
         pos = self._open(pct)
         if 0 <= pos < 1:
             frac = self.drop_sched(self.drop_fraction, 0., pos)
-            if frac > 0 and self._grads_ok('mask update'): self.update_masks(frac)
+            if frac > 0 and self._grads_ok('mask update'):
+                with self._summed_grads(): self.update_masks(frac)
+        self.grad_sum = [None] * len(self.sites)
         if self.skip_gradients: return True
         if self.mask_grads: mask_grads_(self.sites)
         return False
@@ -513,8 +527,31 @@ class DynamicSparseUpdater(SparseUpdater):
         pending = self.is_due(self.n_steps + 1)
         if pending and (not self.drop_fraction or self.schedule.position(self.n_steps, self.pct) >= 1):
             pending = False                                    # static masks, or rewiring is over
-        if self.mask_grads and pending != self.dense: set_dense_grads(self.sites, pending); self.dense = pending
+        # growth_gradient='interval': every step of the window sums its dense gradient for the next update's scores
+        self.summing = bool(getattr(self, 'summed', None)) and 0 <= self.schedule.position(self.n_steps, self.pct) < 1
+        dense = pending or self.summing
+        if self.mask_grads and dense != self.dense: set_dense_grads(self.sites, dense); self.dense = dense
         self.pending = pending
+
+    def _add_grads(self):
+        "Add this step's gradient of each summed layer to its sum since the last update"
+        for i in self.summed:
+            g = self.sites[i].weight.grad
+            if g is None: continue
+            t = self.grad_sum[i]
+            self.grad_sum[i] = g.detach().clone() if t is None else t.add_(g.detach())
+
+    @contextmanager
+    def _summed_grads(self):
+        "While an update scores: each summed layer's `.grad` is its gradient summed since the last update (if finite)"
+        saved = []
+        for i in self.summed:
+            w, t = self.sites[i].weight, self.grad_sum[i]
+            if t is None or w.grad is None or not bool(torch.isfinite(t).all()): continue   # an overflowed step: this step's
+            saved.append((w, w.grad)); w.grad = t
+        try: yield
+        finally:
+            for w, g in saved: w.grad = g
 
     def update_masks(self, drop_frac:float):
         "Drop `drop_frac` of each layer's active weights and regrow as many (redistributed when asked); dense layers stay as they are"
@@ -589,8 +626,9 @@ class SET(DynamicSparseUpdater):
     grow_score = staticmethod(random_score)
 
 class RigL(DynamicSparseUpdater):
-    "RigL: drop the smallest |w|, grow the largest |gradient|"
+    "RigL: drop the smallest |w|, grow the largest |gradient| summed since the last update (`growth_gradient='step'`: the update step's)"
     grow_score = staticmethod(gradient_magnitude)
+    growth_gradient = 'interval'                  # a departure from the paper: see "Why RigL trailed SET"
 
 class SNFS(DynamicSparseUpdater):
     "SNFS: drop the smallest |w|, grow the largest |momentum|; each layer's share of the growth by its mean |momentum|"
