@@ -161,7 +161,6 @@ def ablate_units_(site, units, tensors:list=(), opt=None) -> list:
 # %% ../nbs/11a_structured.ipynb #391b73c2
 class UnitRemovingUpdater(RigL):
     "RigL whose layers lose output units for good: keeps each layer's budget and its removed units' bias and BatchNorm at zero"
-    growth_gradient = 'step'   # the update step's gradient, as in the paper (the interval's sum was not measured here)
     def setup(self):
         super().setup()
         links, self.trace_error = channel_links(self.model)
