@@ -5,11 +5,13 @@ from .data import *
 from .schedule import *
 from .rewire import *
 from .callback import *
+from .recorder import *
 from .io import *
 from .flops import *
 from .train import *
 from .patterns import *
 from .prune import *
+from .oneshot import *
 from .activation import *
 from .optim import *
 from .recipes import *
@@ -23,7 +25,7 @@ from .condense import *
 from .grid import *
 from .distributed import *
 
-_MODULES = ('core', 'data', 'schedule', 'rewire', 'callback', 'io', 'flops', 'train', 'patterns', 'prune', 'activation',
+_MODULES = ('core', 'data', 'schedule', 'rewire', 'callback', 'recorder', 'io', 'flops', 'train', 'patterns', 'prune', 'oneshot', 'activation',
             'optim', 'recipes', 'ste', 'algorithms', 'export', 'structured', 'granet_mest', 'condensed', 'condense', 'grid',
             'distributed')
 # a star import binds these names only: no submodule, and nothing that shadows a builtin or a standard-library module

@@ -16,6 +16,7 @@ from .schedule import *
 from .rewire import *
 from .rewire import _check_redistribution
 from .patterns import get_pattern
+from .recorder import SparsityRecorder
 
 # %% auto #0
 __all__ = ['SET_presets', 'SNFS_presets', 'RigL_presets', 'Static_presets', 'PAPER_UPDATE_INTERVALS', 'SparseCallback',
@@ -31,6 +32,7 @@ class SparseCallback(Callback):
     "A fastai callback that drives a `SparseUpdater` (`self.updater`) at fastai's events"
     order = GradientClip.order + 1
     _handled = frozenset()
+    add_recorder = True         # add a `SparsityRecorder` to the learner in `before_fit` when it has none
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         cls._handled = frozenset(e for e in _EVENTS if callable(getattr(cls, e, None)))
@@ -55,6 +57,8 @@ class SparseCallback(Callback):
         total = getattr(self.learn, 'total_steps', None) or (self.n_epoch * len(dls.train) if dls is not None else None)
         self.updater.start(self.learn.model, self.learn.opt, n_epoch=getattr(self.learn, 'n_epoch', None),
                            total_steps=total, state=state, sites=self.select_sites(masked_sites(self.learn.model)))
+        if self.add_recorder and not hasattr(self.learn, 'sparsity_recorder'):
+            rec = SparsityRecorder(); self.learn.add_cb(rec); rec('before_fit')   # this event's list is already made
 
     def before_step(self):
         if self.updater.before_step(self.learn.pct_train): raise CancelStepException()   # the step is skipped
@@ -97,6 +101,7 @@ class DynamicSparseTrainingCallback(SparseCallback):
                  distribution='uniform',          # its layer sparsities: a name in `DISTRIBUTIONS` or `f(params, sparsity)`
                  skip_gradients:bool|None=None,   # skip the optimizer step on mask-update steps (default: the updater's)
                  reset_state:bool|None=None,      # zero the optimizer state of dropped and grown weights (default: unless `mask_grads=False`)
+                 growth_gradient:str|None=None,   # 'step' or 'interval': the gradient growth reads (default: the updater's; RigL 'interval')
                  start=None,                      # when masks start changing (default: 0, the first step)
                  schedule:MaskSchedule|None=None, # the whole schedule at once, instead of `every`, `start` and `end`
                  updater=None,                    # a `DynamicSparseUpdater` subclass (default: RigL's scores) or instance
@@ -117,7 +122,7 @@ class DynamicSparseTrainingCallback(SparseCallback):
             if not (isinstance(cls, type) and issubclass(cls, DynamicSparseUpdater)):
                 raise TypeError(f"updater must be a DynamicSparseUpdater subclass or instance (SET, SNFS, RigL, ...); got {updater!r}")
             self.updater = cls(schedule, initial_drop_grow_pct, drop_grow_sched, keep_score_f, grow_score_f, redistribute_f,
-                               mask_grads, pattern, skip_gradients, reset_state)
+                               mask_grads, pattern, skip_gradients, reset_state, growth_gradient)
         self.sparse_modules, self.show_report, self.sparsity, self.distribution = sparse_modules, show_report, sparsity, distribution
         self.pattern = pattern
 

@@ -121,6 +121,9 @@ def _parser():
     r.add_argument('--seed', type=seed, default=42, metavar='N', help='random seed (default: 42)')
     r.add_argument('--out', type=output_file, default='fastsparse-train.json', metavar='FILE',
                    help='where to write the results as JSON (default: fastsparse-train.json)')
+    r.add_argument('--plot', action='store_true',
+                   help="also draw the run as PNG next to --out: <out>_sparsity.png (each layer's density, turnover and "
+                        "dead units over training) and <out>_masks.png (every mask)")
     r.add_argument('--sync-report', type=output_folder, default=None, metavar='DIR',
                    help="write each process's mask and weight digests to DIR/rank<N>.json (to check a distributed run)")
     b = p.add_argument_group('one run or a grid')
@@ -147,7 +150,7 @@ def _parser():
 # %% ../nbs/05a_cli.ipynb #74ee2c6e
 _GRID_ONLY = ('seeds', 'sparsities', 'methods', 'results_dir', 'resume')
 _RUN_ONLY = ('method', 'sparsity', 'pattern', 'distribution', 'dataset', 'model', 'bs', 'lr', 'every', 'batches_per_update',
-             'seed', 'out', 'sync_report')
+             'seed', 'out', 'sync_report', 'plot')
 
 def _opt(dest): return '--' + dest.replace('_', '-')
 def _opts(dests): o = [_opt(d) for d in dests]; return ' and '.join([', '.join(o[:-1]), o[-1]] if len(o) > 1 else o)
@@ -186,7 +189,7 @@ def _check(p, a, given):
         p.error("--model lenet5 needs 28x28 images and --dataset digits has 8x8 ones; add --dataset fashion-mnist, "
                 "or use --model mlp or cnn")
     if a.method == 'dense':
-        if bad := [d for d in ('sparsity', 'pattern', 'distribution', 'every', 'batches_per_update') if d in given]:
+        if bad := [d for d in ('sparsity', 'pattern', 'distribution', 'every', 'batches_per_update', 'plot') if d in given]:
             p.error(f"{_opts(bad)}: --method dense trains every weight and has no masks; drop {_opts(bad)}, or choose "
                     "a sparse --method")
     elif a.method in _FIXED_MASKS and {'every', 'batches_per_update'} & given:
@@ -257,7 +260,8 @@ def main(argv=None):
                 paths = grid_main(a.grid, a.results_dir, a.epochs, a.seeds, a.sparsities, a.data_path, a.methods, resume=a.resume)
             else:
                 res = train(a.method, a.sparsity, a.distribution, a.dataset, a.model, a.epochs, a.bs, a.lr, a.every,
-                            a.seed, a.data_path, show_progress=not a.no_progress and sys.stdout.isatty(), pattern=a.pattern, sync_report=a.sync_report)
+                            a.seed, a.data_path, show_progress=not a.no_progress and sys.stdout.isatty(), pattern=a.pattern, sync_report=a.sync_report,
+                            return_model=a.plot)
         except FileNotFoundError as e: p.error(_data_hint(e))
         except ValueError as e: p.error(str(e))
     if a.grid:
@@ -265,6 +269,8 @@ def main(argv=None):
         return
     if rank_distrib(): return                    # one report, from process 0
     import json, pandas as pd
+    net = None
+    if a.plot: net, res['model'] = res['model'], a.model     # `return_model` gave the trained model in its name's place
     if res['report']: print(pd.DataFrame(res['report']).to_string(index=False))
     f = res['flops']
     print(f"\n{res['method']} {res['model']} on {res['dataset']}, sparsity {res['sparsity']:.2f} ({res['distribution']}, {res['pattern']}): "
@@ -274,3 +280,18 @@ def main(argv=None):
     out = Path(a.out); out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(res, indent=2, default=str))
     print(f"results written to {a.out}")
+    if a.plot: print(f"plots written to {', '.join(str(f) for f in _plot(res, net, out))}")
+
+def _plot(res:dict, model, out:Path) -> list:
+    "Draw the run's sparsity history and masks as PNG files next to `out`; return their paths"
+    import matplotlib; matplotlib.use('Agg')            # files only: no window
+    import matplotlib.pyplot as plt
+    from fastsparse.recorder import plot_sparsity, show_masks
+    files = [out.with_name(out.stem + '_sparsity.png'), out.with_name(out.stem + '_masks.png')]
+    if res['history']: plot_sparsity(res['history'], files[0])
+    else:                                        # straight-through methods make their masks at the end only
+        print(f"fastsparse-train: warning: --method {res['method']} has no masks while it trains, so there is no "
+              f"sparsity history to plot; drawing its final masks only", file=sys.stderr)
+        files = files[1:]
+    show_masks(model, files[-1]); plt.close('all')
+    return files

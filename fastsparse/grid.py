@@ -6,14 +6,14 @@ Docs: https://fastsparse.github.io/fastsparse/grid.html.md"""
 
 # %% ../nbs/14_grid.ipynb #26080932
 from __future__ import annotations
-import argparse, itertools, json, sys, time
+import argparse, itertools, json, math, sys, time
 import torch
 from pathlib import Path
 import pandas as pd
 from .train import train
 
 # %% auto #0
-__all__ = ['GRID_METHODS', 'GRID_PRESETS', 'run_grid', 'summarize', 'write_results', 'grid_main']
+__all__ = ['GRID_METHODS', 'GRID_PRESETS', 'time_left', 'run_grid', 'summarize', 'write_results', 'grid_main']
 
 # %% ../nbs/14_grid.ipynb #eb60c22f
 GRID_METHODS = {            # name in the table -> (fastsparse-train method, layer distribution)
@@ -32,10 +32,30 @@ GRID_PRESETS = dict(
              epochs={'resnet18': 20}, bs=256, lr=3e-3, needs_cuda=True))
 
 # %% ../nbs/14_grid.ipynb #cadb6677
+def _duration(s:float) -> str:
+    "Seconds as `42s`, `3m05s` or `2h07m`"
+    s = int(round(s))
+    return f"{s}s" if s < 60 else f"{s // 60}m{s % 60:02d}s" if s < 3600 else f"{s // 3600}h{s // 60 % 60:02d}m"
+
+def time_left(finished:list, todo:list) -> float:
+    "Seconds the runs `todo` (`(model, epochs)` each) should take, at the pace of `finished` (`(model, epochs, seconds)` each)"
+    if not todo: return 0.
+    if not finished: return math.nan
+    pace = lambda rows: sum(t for _, _, t in rows) / max(sum(e for _, e, _ in rows), 1)   # seconds per epoch
+    every = pace(finished)
+    by_model = {m: pace([r for r in finished if r[0] == m]) for m in {r[0] for r in finished}}
+    return sum(by_model.get(m, every) * e for m, e in todo)
+
+def _progress(k:int, n:int, elapsed:float, left:float) -> str:
+    "`[k/n] <elapsed> elapsed, about <left> left`"
+    return f"[{k}/{n}] {_duration(elapsed)} elapsed" + ('' if k == n else ', time left unknown' if math.isnan(left)
+                                                            else f", about {_duration(left)} left")
+
+# %% ../nbs/14_grid.ipynb #2f6216bf
 def _key(model, method, sparsity, seed): return (str(model), str(method), round(float(sparsity), 6), int(seed))
 
 def run_grid(preset:str='smoke', methods=None, data_path=None, log=print, done=None, on_run=None, **overrides) -> pd.DataFrame:
-    "Run every model x method x sparsity x seed of a preset (with `overrides`) but those in `done`; one row per run"
+    "Run every model x method x sparsity x seed of a preset (with `overrides`) but those in `done`; one row per run, one line of progress"
     if preset not in GRID_PRESETS: raise ValueError(f"unknown grid preset {preset!r}; use one of {', '.join(GRID_PRESETS)}")
     cfg = {**GRID_PRESETS[preset], **{k: v for k, v in overrides.items() if v is not None}}
     if cfg.get('needs_cuda') and not torch.cuda.is_available():
@@ -46,18 +66,24 @@ def run_grid(preset:str='smoke', methods=None, data_path=None, log=print, done=N
         if m not in GRID_METHODS: raise ValueError(f"unknown grid method {m!r}; use any of {', '.join(GRID_METHODS)}")
     rows = [] if done is None else done.to_dict('records')
     have = {_key(r['model'], r['method'], r['sparsity'], r['seed']) for r in rows}
-    for model, method, seed in itertools.product(cfg['models'], methods, cfg['seeds']):
+    plan = [(model, method, sp, seed, cfg['epochs'][model] if isinstance(cfg['epochs'], dict) else cfg['epochs'])
+            for model, method, seed in itertools.product(cfg['models'], methods, cfg['seeds'])
+            for sp in ([0.] if GRID_METHODS[method][0] == 'dense' else cfg['sparsities'])]
+    todo = [p for p in plan if _key(*p[:4]) not in have]        # not run yet (a resumed grid runs the rest)
+    k0, start, finished = len(plan) - len(todo), time.monotonic(), []
+    for i, (model, method, sp, seed, ep) in enumerate(todo):
         meth, dist = GRID_METHODS[method]
-        ep = cfg['epochs'][model] if isinstance(cfg['epochs'], dict) else cfg['epochs']
-        for sp in ([0.] if meth == 'dense' else cfg['sparsities']):
-            if _key(model, method, sp, seed) in have: continue      # already run (a resumed grid)
-            r = train(meth, sp if meth != 'dense' else 0.9, dist, cfg['dataset'], model, ep, cfg['bs'], cfg['lr'],
-                      cfg.get('every'), seed=seed, data_path=data_path, show_progress=False, log=None)
-            rows.append(dict(model=model, method=method, sparsity=sp, seed=seed, epochs=ep, batch_size=cfg['bs'],
-                             accuracy=r['accuracy'], train_time_s=r['train_time_s'], train_flops=r['flops']['train_fraction'],
-                             inference_flops=r['flops']['inference_fraction']))
-            if on_run is not None: on_run(rows[-1])
-            log(f"{model:7s} {method:17s} sparsity {sp:.2f} seed {seed}: accuracy {r['accuracy']:.4f} ({r['train_time_s']:.1f}s)")
+        t0 = time.monotonic()
+        r = train(meth, sp if meth != 'dense' else 0.9, dist, cfg['dataset'], model, ep, cfg['bs'], cfg['lr'],
+                  cfg.get('every'), seed=seed, data_path=data_path, show_progress=False, log=None)
+        finished.append((model, ep, time.monotonic() - t0))
+        rows.append(dict(model=model, method=method, sparsity=sp, seed=seed, epochs=ep, batch_size=cfg['bs'],
+                         accuracy=r['accuracy'], train_time_s=r['train_time_s'], train_flops=r['flops']['train_fraction'],
+                         inference_flops=r['flops']['inference_fraction']))
+        if on_run is not None: on_run(rows[-1])
+        left = time_left(finished, [(m, e) for m, *_, e in todo[i + 1:]])
+        log(f"{model:7s} {method:17s} sparsity {sp:.2f} seed {seed}: accuracy {r['accuracy']:.4f} ({r['train_time_s']:.1f}s)  "
+            + _progress(k0 + i + 1, len(plan), time.monotonic() - start, left))
     return pd.DataFrame(rows)
 
 # %% ../nbs/14_grid.ipynb #82818201

@@ -8,6 +8,7 @@ Docs: https://fastsparse.github.io/fastsparse/io.html.md"""
 from __future__ import annotations
 from collections import OrderedDict
 from contextlib import nullcontext
+import json
 from warnings import warn
 import random
 import numpy as np
@@ -18,10 +19,11 @@ from fastcore.xtras import join_path_file
 from fastai.learner import Learner
 from fastai.torch_core import rank_distrib, get_model
 from .core import *
-from .core import _records, _canonical, _fill_aliases, _undo_on_error
+from .core import _records, _canonical, _fill_aliases, _undo_on_error, _DENSE
 
 # %% auto #0
-__all__ = ['sparse_records', 'save_model', 'masks_from_state_dict', 'load_model', 'rng_state', 'set_rng_state']
+__all__ = ['SAFETENSORS_FORMAT', 'sparse_records', 'save_model', 'masks_from_state_dict', 'load_model', 'rng_state',
+           'set_rng_state', 'save_safetensors', 'load_safetensors']
 
 # %% ../nbs/03_io.ipynb #53a67698
 def _mask_entry(k:str):
@@ -192,6 +194,21 @@ def masks_from_state_dict(model:nn.Module, model_state:dict, packed:bool|None=No
 _np_core = getattr(np, '_core', None) or np.core
 _SAFE = [L, _np_core.multiarray.scalar, np.dtype, *[getattr(np.dtypes, d) for d in np.dtypes.__all__]]
 
+def _load_state(model:nn.Module, model_state:dict, records:dict, strict:bool=True, packed:bool|None=None,
+                strict_masks:bool|None=None) -> SparseHooks:
+    "Load `model_state` (and the masks' `records`) into `model`, creating the masks it lacks; a failure leaves the model as it was"
+    model_state, records = _upgrade_layouts(model, model_state, records)
+    missing = {s.name for s in masked_sites(model)} - set(_checkpoint_masks(model, model_state))
+    if (strict if strict_masks is None else strict_masks) and missing:
+        raise ValueError(f"the checkpoint holds no mask for {sorted(missing)[0]}, which is sparse in "
+                         "the model: load it before `sparsify_model`, or pass strict=False to keep the current masks")
+    with _undo_on_error(model):                 # a failure leaves the model as it was
+        hooks = masks_from_state_dict(model, model_state, packed, records)
+        canon = _canonical(model)
+        model.load_state_dict(_fill_aliases(model, _relayout_state(model_state, masked_sites(model), canon=canon)), strict=strict)
+        apply_masks(model)
+    return hooks
+
 def _load(file, model, opt=None, with_opt:bool=True, device=None, strict:bool=True, packed:bool|None=None,
           **torch_load_kwargs):
     if isinstance(device, int): device = torch.device('cuda', device)
@@ -200,17 +217,7 @@ def _load(file, model, opt=None, with_opt:bool=True, device=None, strict:bool=Tr
     ctx = torch.serialization.safe_globals(_SAFE) if hasattr(torch.serialization, 'safe_globals') else nullcontext()
     with ctx: state = torch.load(file, map_location=device, **torch_load_kwargs)
     model_state, opt_state, sparse_state, rng, records = _split_state(state)
-    model = get_model(model)
-    model_state, records = _upgrade_layouts(model, model_state, records)
-    missing = {s.name for s in masked_sites(model)} - set(_checkpoint_masks(model, model_state))
-    if strict and missing:
-        raise ValueError(f"the checkpoint holds no mask for {sorted(missing)[0]}, which is sparse in "
-                         "the model: load it before `sparsify_model`, or pass strict=False to keep the current masks")
-    with _undo_on_error(model):                 # a failure leaves the model as it was
-        hooks = masks_from_state_dict(model, model_state, packed, records)
-        canon = _canonical(model)
-        model.load_state_dict(_fill_aliases(model, _relayout_state(model_state, masked_sites(model), canon=canon)), strict=strict)
-        apply_masks(model)
+    hooks = _load_state(get_model(model), model_state, records, strict, packed)
     if with_opt and opt is not None:
         if opt_state is None: warn("Saved file doesn't contain an optimizer state.")
         else:
@@ -273,3 +280,36 @@ def load(self:Learner, file, device=None, with_opt=True, strict=True, with_rng=T
     if len(hooks): self.sparse_hooks = hooks
     if with_rng and rng: set_rng_state(rng, self)
     return self
+
+# %% ../nbs/03_io.ipynb #7f60c931
+SAFETENSORS_FORMAT = 'fastsparse-safetensors-1'
+
+def save_safetensors(model, file, masks_only:bool=False, metadata:dict|None=None):
+    "Save `model` (a module or `Learner`) as safetensors: masks packed, records in the metadata; `masks_only`: the masks alone"
+    from safetensors.torch import save_file
+    model = get_model(model)
+    sites = masked_sites(model)
+    if masks_only and not sites: raise ValueError("the model has no masks: sparsify or prune it before saving its masks")
+    canon = _canonical(model)
+    state = _relayout_state(model.state_dict(), sites, True, canon)
+    out = {k: v.detach().cpu().contiguous() for k, v in state.items()
+           if canon.get(k, k) == k and (not masks_only or _mask_entry(k) is not None and k[:-10] in {s.name for s in sites})}
+    meta = {**{str(k): str(v) for k, v in (metadata or {}).items()}, 'format': SAFETENSORS_FORMAT,
+            'records': json.dumps(sparse_records(model), default=str), 'masks_only': str(bool(masks_only)).lower()}
+    save_file(out, str(file), metadata=meta)
+
+# %% ../nbs/03_io.ipynb #2907827e
+def load_safetensors(model, file, strict:bool=True, device=None) -> SparseHooks:
+    "Load a `save_safetensors` file into `model` (a module or `Learner`), creating the masks it lacks; returns their hooks"
+    from safetensors import safe_open
+    from safetensors.torch import load_file
+    model = get_model(model)
+    with safe_open(str(file), 'pt') as f: meta = f.metadata() or {}
+    if meta.get('format') != SAFETENSORS_FORMAT:
+        raise ValueError(f"{file} is not a fastsparse safetensors file (its metadata has no format "
+                         f"{SAFETENSORS_FORMAT!r}); a plain safetensors state dict loads with `model.load_state_dict`")
+    if device is None: device = next(model.parameters()).device
+    state = load_file(str(file), device=str(device))
+    only = meta.get('masks_only') == 'true'
+    return _load_state(model, state, json.loads(meta.get('records') or '{}'), strict=strict and not only,
+                       strict_masks=strict)

@@ -11,6 +11,7 @@ from .core import *
 from .rewire import SparseUpdater
 from .callback import SparseCallback, DynamicSparseTrainingCallback
 from .prune import PruningCallback
+from .recorder import SparsityHistory
 
 # %% auto #0
 __all__ = ['SparseOptimizerWrapper', 'DynamicSparseTrainingOptimizerWrapper', 'PruningOptimizerWrapper']
@@ -18,7 +19,7 @@ __all__ = ['SparseOptimizerWrapper', 'DynamicSparseTrainingOptimizerWrapper', 'P
 # %% ../nbs/09_optim.ipynb #622f8e97
 class SparseOptimizerWrapper:
     "Wrap a PyTorch optimizer so that its steps also run a fastsparse updater (or a fastsparse callback's updater)"
-    def __init__(self, model:nn.Module, opt, method, total_steps:int|None=None, n_epoch:int=1):
+    def __init__(self, model:nn.Module, opt, method, total_steps:int|None=None, n_epoch:int=1, record:bool=True):
         if total_steps is not None and (isinstance(total_steps, bool) or not isinstance(total_steps, int) or total_steps < 1):
             raise ValueError(f"total_steps must be a positive integer (the optimizer steps of the whole run); got {total_steps!r}")
         cb = method if isinstance(method, SparseCallback) else None
@@ -32,6 +33,9 @@ class SparseOptimizerWrapper:
         self.hooks = cb.sparsify(model) if cb is not None else None
         sites = cb.select_sites(masked_sites(model)) if cb is not None else None
         updater.start(model, opt, n_epoch=n_epoch, total_steps=total_steps, sites=sites)
+        self.n_epoch, self.pct, self.epochs_done = n_epoch, 0., 0
+        self.history = SparsityHistory(model, [updater]) if record else None   # the same record as `SparsityRecorder`
+        if record: self.history.record('start', 0, 0.)
 
     def step(self, step:int|None=None, pct_train:float|None=None, skipped:bool=False):
         "One optimizer step (or a skipped one), with the updater's mask update when its schedule says so"
@@ -46,6 +50,21 @@ class SparseOptimizerWrapper:
             self.taken += 1
             if not self.updater.before_step(float(pct_train)): self.opt.step()   # `True`: skip it (skip_gradients)
         self.updater.after_step()
+        self.pct = float(pct_train)
+        if self.history is not None: self.history.check(self.taken, self.pct * self.n_epoch)   # a row if the masks changed
+
+    def record(self, xb=None, event:str='epoch'):
+        "Record a row of the sparsity history now (call it at each epoch end); `xb`: a batch to count FLOPs with, the first time"
+        if self.history is None: raise ValueError("this wrapper keeps no sparsity history: it was made with record=False")
+        if xb is not None and not self.history.traced: self.history.trace(xb)
+        if event == 'epoch': self.epochs_done += 1
+        self.history.check(self.taken, self.pct * self.n_epoch)
+        return self.history.record(event, self.taken, self.epochs_done if event == 'epoch' else self.pct * self.n_epoch)
+    @property
+    def sparsity_history(self):
+        "The rows recorded so far, as a DataFrame (the same columns as `learn.sparsity_history`)"
+        if self.history is None: raise ValueError("this wrapper keeps no sparsity history: it was made with record=False")
+        return self.history.df
 
     def zero_grad(self, set_to_none:bool=True): self.opt.zero_grad(set_to_none=set_to_none)
     def state_dict(self) -> dict:

@@ -135,9 +135,18 @@ def prune_masks_(sites:list, sparsities:list, scores:list, pattern='unstructured
             s.record.sparsity = 1 - int(new.count_nonzero()) / new.numel()
 
 # %% ../nbs/07_prune.ipynb #8cd3882f
+_CALIBRATED = ('wanda', 'sparsegpt')          # scores that read each layer's inputs: `fastsparse.oneshot`
+
 def prune_model(model, sparsity:float|None=None, score='magnitude', pattern='unstructured', distribution=None,
-                exclude=(), opt=None, types=DEFAULT_SPARSE_TYPES) -> SparseHooks|None:
-    "Prune `model` (a module or `Learner`) at once; `score` is a score function or an algorithm name"
+                exclude=(), opt=None, types=DEFAULT_SPARSE_TYPES, calibration=None, **kwargs) -> SparseHooks|None:
+    "Prune `model` (a module or `Learner`) at once; `score` is a score function or an algorithm name, or 'wanda' or 'sparsegpt' with `calibration` batches"
+    if (isinstance(score, str) and score in _CALIBRATED) or calibration is not None or kwargs:
+        from fastsparse.oneshot import prune_oneshot, ONESHOT_METHODS      # block by block, calibrated
+        if not (isinstance(score, str) and score in ONESHOT_METHODS):
+            what = 'calibration=' if calibration is not None else f"{', '.join(kwargs)}="
+            raise ValueError(f"{what} is for the one-shot methods {', '.join(map(repr, ONESHOT_METHODS))} "
+                             f"(see `prune_oneshot`); got score={score!r}")
+        return prune_oneshot(model, sparsity, score, pattern, calibration, distribution, exclude, types, opt=opt, **kwargs)
     model = _get_model(model)
     pat = get_pattern(pattern)
     score, distribution = _resolve(score, distribution)

@@ -481,7 +481,11 @@ class DynamicSparseUpdater(SparseUpdater):
         # growth_gradient='interval': the sparse layers whose gradients are summed between updates, and the sums
         self.summed = ([i for i, s in enumerate(self.sites) if not bool(s.mask.all())]
                        if self.growth_gradient == 'interval' and self.drop_fraction else [])
-        self.grad_sum, self.summing = [None] * len(self.sites), False
+        resumed = getattr(self, '_resumed_sum', None)            # a checkpoint's sums: the run goes on exactly
+        self._resumed_sum = None
+        self.grad_sum = ([None if t is None else t.to(s.weight.device) for t, s in zip(resumed, self.sites)]
+                         if resumed is not None and len(resumed) == len(self.sites) else [None] * len(self.sites))
+        self.summing = False
         # after a step on masked gradients by an elementwise optimizer the masked weights are still zero: the
         # forward hooks need not apply the masks again (see `zero_preserving`)
         self.marks, self.zero_preserving = mask_markers(self.sites, self.opt), zero_preserving(self.opt)
@@ -532,6 +536,18 @@ class DynamicSparseUpdater(SparseUpdater):
         dense = pending or self.summing
         if self.mask_grads and dense != self.dense: set_dense_grads(self.sites, dense); self.dense = dense
         self.pending = pending
+
+    def state_dict(self) -> dict:
+        "The place in the schedule and, with `growth_gradient='interval'`, the gradients summed since the last update"
+        d = super().state_dict()
+        if any(t is not None for t in getattr(self, 'grad_sum', ())): d['grad_sum'] = [None if t is None else t.detach().cpu().clone()
+                                                                                      for t in self.grad_sum]
+        return d
+
+    def load_state_dict(self, d:dict):
+        super().load_state_dict(d)
+        self._resumed_sum = d.get('grad_sum')
+        return self
 
     def _add_grads(self):
         "Add this step's gradient of each summed layer to its sum since the last update"

@@ -21,6 +21,7 @@ from .data import *
 from .callback import *
 from .schedule import schedule_args
 from .flops import FlopsCounter
+from .recorder import SparsityRecorder
 from .algorithms import ALGORITHMS, sparse_callback
 from .patterns import get_pattern, Unstructured
 from .distributed import sparse_digest   # also adds `Learner.ddp_ctx`
@@ -66,7 +67,7 @@ def train(method='rigl', sparsity:float|None=0.9, distribution='erk', dataset='d
           lr=1e-2, every=None, seed=42, data_path=None, n_train=None, show_progress=True,
           pattern='unstructured', sync_report=None, log=print, return_model:bool=False, method_args:dict|None=None,
           **kwargs) -> dict:
-    "Train `model` on `dataset` with a sparse `method`; return accuracy, per-layer report and FLOPs (data-parallel under `torchrun`)"
+    "Train `model` on `dataset` with a sparse `method`; return accuracy, per-layer report, FLOPs and sparsity history (data-parallel under `torchrun`)"
     every = schedule_args('train', kwargs, every=every).get('every')     # `batches_per_update`: its earlier name
     if kwargs: raise TypeError(f"train() got an unexpected keyword argument {next(iter(kwargs))!r}")
     _choice('method', method, METHODS); _choice('distribution', distribution, DISTRIBUTIONS)
@@ -86,6 +87,7 @@ def train(method='rigl', sparsity:float|None=0.9, distribution='erk', dataset='d
         sched = dict(dynamic=dict(every=bpu), pruning=dict(every=bpu, end=0.75), ste={})[kind]
         dist = None if name.startswith('global_') or kind == 'ste' else distribution   # global ranking picks its own
         cbs.append(sparse_callback(name, sparsity, pattern, dist, **sched, **(method_args or {})))   # e.g. chase's channel_sparsity
+        cbs.append(SparsityRecorder())           # the history of the masks, for the JSON and `--plot`
     # a dynamic method's masks, made before fitting (the FLOPs counter sees them) by its callback: at `sparsity`, or
     # where the method starts (GraNet: its initial sparsity)
     hooks = cbs[0].sparsify(learn.model) if kind == 'dynamic' else None
@@ -109,7 +111,8 @@ def train(method='rigl', sparsity:float|None=0.9, distribution='erk', dataset='d
                 accuracy=float(acc), valid_loss=float(loss), train_time_s=round(elapsed, 2),
                 flops=dict(inference_dense=fc.dense_flops, inference=fc.flops, inference_fraction=fc.flops / fc.dense_flops,
                            train=fc.train_flops, train_dense=fc.dense_train_flops, train_fraction=fc.train_fraction),
-                report=report.to_dict('records') if report is not None else [])
+                report=report.to_dict('records') if report is not None else [],
+                history=learn.sparsity_history.to_dict('records') if hasattr(learn, 'sparsity_history') else [])
     if return_model: out['model'] = learn.model     # masks kept as buffers, hooks removed
     return out
 
