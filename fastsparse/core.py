@@ -17,7 +17,7 @@ from fastcore.basics import store_attr, listify
 # %% auto #0
 __all__ = ['DEFAULT_SPARSE_TYPES', 'DISTRIBUTIONS', 'top_k_mask', 'n_ones', 'sparse_mask', 'sparse_mask_like', 'mask_from_tensor',
            'sparsity_from_tensor', 'mask_', 'n_mask_bytes', 'pack_mask', 'unpack_mask', 'SparseRecord', 'Site',
-           'TransformersConv1D', 'sparse_sites', 'masked_sites', 'sparseable_modules', 'sparse_params',
+           'TransformersConv1D', 'lm_head', 'sparse_sites', 'masked_sites', 'sparseable_modules', 'sparse_params',
            'uniform_sparsity', 'first_layer_dense_uniform', 'erdos_renyi_sparsity', 'get_distribution', 'sparse_init_',
            'init_kaiming_normal_sparse_', 'SparseHooks', 'enforce_masks', 'remove_sparse_hooks', 'set_dense_grads',
            'sparsify_model', 'unsparsify_model', 'pack_masks_', 'unpack_masks_', 'apply_masks', 'mask_grads_',
@@ -443,16 +443,30 @@ def _unmaskable(m:nn.Module) -> str|None:
         return (f"{type(m).__name__} standardizes its weight in forward, so masked weights would not compute as zero")
 
 _DENSE = '_sparse_dense'       # the attribute of a sparsified model that holds {weight name: why it was left dense}
+_HEAD_DENSE = ("the LM head (the model's get_output_embeddings()): left dense by default, as one-shot pruning and most "
+               "sparse training of language models leave it; prune_head=True makes it sparse")
 
-def _plan(model:nn.Module, types=DEFAULT_SPARSE_TYPES, exclude=()) -> tuple:
+def lm_head(model:nn.Module) -> nn.Module|None:
+    "The language-model head of a transformers model (its `get_output_embeddings()`), or None"
+    f = getattr(model, 'get_output_embeddings', None)
+    head = f() if callable(f) else None
+    return head if isinstance(head, nn.Module) else None
+
+def _plan(model:nn.Module, types=DEFAULT_SPARSE_TYPES, exclude=(), prune_head:bool=False) -> tuple:
     "(sites, dense): the sparse sites of `model`, one per tensor, and {name: reason} for the weights left dense"
     types, exclude, found, taken, dense = tuple(listify(types)), listify(exclude), {}, set(), {}
     names = {id(m): n for n, m in model.named_modules()}
+    head, holders = None if prune_head else lm_head(model), _holders(model)
     for name, m in model.named_modules():
         if any(t == '' or name.startswith(t + '.') for t in taken): continue  # parts of an attention or RNN layer
-        if any(fnmatch.fnmatchcase(name, pat) for pat in exclude):
+        excluded = any(fnmatch.fnmatchcase(name, pat) for pat in exclude)
+        if excluded or m is head:
             for k, p in m.named_parameters(recurse=False):
-                if p.dim() > 1: dense.setdefault(id(p), (_join(name, k), 'excluded'))
+                if p.dim() < 2: continue
+                tied = [f"{n} ({type(h).__name__})" for n, h in holders.get(id(p), []) if h is not m]
+                why = 'excluded' if excluded else (f"tied: shared by {name} ({type(m).__name__}) and {', '.join(tied)}; "
+                                                   if tied else '') + _HEAD_DENSE
+                dense.setdefault(id(p), (_join(name, k), why))
             continue
         why = _unmaskable(m) if isinstance(m, types) else None
         if why:
@@ -463,7 +477,7 @@ def _plan(model:nn.Module, types=DEFAULT_SPARSE_TYPES, exclude=()) -> tuple:
         for st in ss:           # a tensor selected through several modules (tied weights): one site, every user
             first = found.setdefault(id(st.weight), st)
             if first is not st: first.users += [u for u in st.users if all(u is not v for v in first.users)]
-    holders, sites = _holders(model), []
+    sites = []
     for key, st in found.items():
         mods = [st.owner, *st.users]
         others = [(n, h) for n, h in holders.get(key, []) if all(h is not u for u in mods)]
@@ -475,9 +489,10 @@ def _plan(model:nn.Module, types=DEFAULT_SPARSE_TYPES, exclude=()) -> tuple:
     names = _aliases(model)
     return sites, {a: r for key, (n, r) in dense.items() for a in names.get(key, [n])}
 
-def sparse_sites(model:nn.Module, types=DEFAULT_SPARSE_TYPES, exclude=()) -> list:
-    "The sparse sites of `model` in `named_modules` order, one per tensor; `exclude` holds module names or globs to leave dense"
-    return _plan(model, types, exclude)[0]
+def sparse_sites(model:nn.Module, types=DEFAULT_SPARSE_TYPES, exclude=(), prune_head:bool=False) -> list:
+    """The sparse sites of `model` in `named_modules` order, one per tensor; `exclude` holds module names or globs to
+    leave dense, and a language model's head stays dense unless `prune_head`"""
+    return _plan(model, types, exclude, prune_head)[0]
 
 # %% ../nbs/00_core.ipynb #deada026
 def _users(model:nn.Module) -> dict:
@@ -757,7 +772,7 @@ def _undo_on_error(model:nn.Module, tensors=None):
 # %% ../nbs/00_core.ipynb #8acac9d5
 def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, sparse_init_mode:str|None='scale',
                    enforce_mask:bool=True, types=DEFAULT_SPARSE_TYPES, exclude=(), pattern=None,
-                   packed:bool=False) -> SparseHooks:
+                   packed:bool=False, prune_head:bool=False) -> SparseHooks:
     "Mask the weights of `model` (a module or a `Learner`) to `model_sparsity`, distributed over layers by `sparse_f` (a function or a name)"
     model, sparse_f = _get_model(model), get_distribution(sparse_f)
     fixed = None
@@ -775,9 +790,13 @@ def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, 
     if masked_sites(model):
         raise ValueError("the model is already sparse; call `.remove()` on its hooks and `unsparsify_model(model)` "
                          "before sparsifying it again")
-    sites, dense = _plan(model, types, exclude)
+    sites, dense = _plan(model, types, exclude, prune_head)
     if not sites:
         found = sorted({type(m).__name__ for m in model.modules()})
+        heads = [n for n, r in dense.items() if r.endswith(_HEAD_DENSE)]
+        if heads and _plan(model, types, exclude, True)[0]:
+            raise ValueError(f"nothing to sparsify: the model's only layer of the types selected is its LM head ({heads[0]}), "
+                             "which is left dense by default; pass prune_head=True to sparsify it")
         why = ''.join(f"; {n} is left dense ({r})" for n, r in dense.items() if r.startswith('tied'))
         raise ValueError(f"nothing to sparsify: the model has no {', '.join(t.__name__ for t in listify(types))} layers "
                          f"(it has {', '.join(found)}){why}; pass `types=` with the layer types to sparsify")

@@ -11,7 +11,7 @@ import torch, torch.nn as nn
 import pandas as pd
 from fastprogress.fastprogress import progress_bar
 from .core import *
-from .core import _get_model, _DENSE
+from .core import _get_model
 from .rewire import zero_opt_state_
 from .patterns import get_pattern, Unstructured, NM
 
@@ -251,9 +251,9 @@ def oneshot_report(model) -> pd.DataFrame|None:
 
 # %% ../nbs/07a_oneshot.ipynb #a3225e27
 def _head_names(model:nn.Module, sites:list) -> dict:
-    "{module name: site} of the sites the model's LM head (`get_output_embeddings`) uses"
-    head = model.get_output_embeddings() if hasattr(model, 'get_output_embeddings') else None
-    if not isinstance(head, nn.Module): return {}
+    "{module name: site} of the masked sites the model's LM head (`lm_head`) uses"
+    head = lm_head(model)
+    if head is None: return {}
     mods = {id(m): n for n, m in model.named_modules()}
     return {mods[id(head)]: s for s in sites if any(u is head for u in s.users)}
 
@@ -283,14 +283,16 @@ def prune_oneshot(model, sparsity:float|None=None, method:str='wanda', pattern='
     bs = _batches(calibration, method) if method in CALIBRATED else None
     from fastsparse.prune import layer_sparsities, _nm_dense
     already = bool(masked_sites(model))
-    sites = masked_sites(model) or sparse_sites(model, types)
+    sites = masked_sites(model) or sparse_sites(model, types, prune_head=prune_head)
+    if not sites and not prune_head and sparse_sites(model, types, prune_head=True):
+        raise ValueError("nothing to prune: the model's only sparse layer is its LM head; pass prune_head=True")
     if not sites:
         found = sorted({type(m).__name__ for m in model.modules()})
         raise ValueError(f"nothing to prune: the model has no layer of the types {', '.join(getattr(t, '__name__', str(t)) for t in types)} "
                          f"(it has {', '.join(found)}); pass `types=` with the layer types to prune")
-    heads = {} if prune_head else _head_names(model, sites)
+    heads = {} if prune_head or not already else _head_names(model, sites)   # a head masked before stays as it is
     sites = [s for s in sites if all(s is not h for h in heads.values())]
-    if not sites: raise ValueError("nothing to prune: the model's only sparse layer is its LM head; pass prune_head=True")
+    if not sites: raise ValueError("nothing to prune: the model's only masked layer is its LM head; pass prune_head=True")
     sps = _nm_dense(pat, layer_sparsities(sites, sparsity, distribution or 'uniform', exclude))
     todo = [(s, sp) for s, sp in zip(sites, sps) if sp]            # None (excluded) and 0: left as they are
     for s, _ in todo:                                              # every check before any weight changes
@@ -317,11 +319,7 @@ def prune_oneshot(model, sparsity:float|None=None, method:str='wanda', pattern='
             if bs is not None:                # every batch reaches the first layer to prune, before any change
                 for i, b in enumerate(bs): _run_until(model, b, todo[0][0].user, i)
             if not already:
-                hooks = sparsify_model(model, 0., sparse_init_mode=None, types=types, exclude=list(heads))
-                for n in heads:
-                    for a in list(model.__dict__[_DENSE]):
-                        if a.rpartition('.')[0] == n:
-                            model.__dict__[_DENSE][a] = "the LM head: left dense by default (prune_head=True prunes it)"
+                hooks = sparsify_model(model, 0., sparse_init_mode=None, types=types, prune_head=prune_head)
             live = {s.name: s for s in masked_sites(model)}
             todo_live = {s.name: live[s.name] for s, _ in todo}
             bar = progress_bar(stages, leave=False) if progress else stages

@@ -138,22 +138,25 @@ def prune_masks_(sites:list, sparsities:list, scores:list, pattern='unstructured
 _CALIBRATED = ('wanda', 'sparsegpt')          # scores that read each layer's inputs: `fastsparse.oneshot`
 
 def prune_model(model, sparsity:float|None=None, score='magnitude', pattern='unstructured', distribution=None,
-                exclude=(), opt=None, types=DEFAULT_SPARSE_TYPES, calibration=None, **kwargs) -> SparseHooks|None:
-    "Prune `model` (a module or `Learner`) at once; `score` is a score function or an algorithm name, or 'wanda' or 'sparsegpt' with `calibration` batches"
+                exclude=(), opt=None, types=DEFAULT_SPARSE_TYPES, calibration=None, prune_head:bool=False,
+                **kwargs) -> SparseHooks|None:
+    """Prune `model` (a module or `Learner`) at once; `score` is a score function or an algorithm name, or 'wanda' or
+    'sparsegpt' with `calibration` batches; a language model's head stays dense unless `prune_head`"""
     if (isinstance(score, str) and score in _CALIBRATED) or calibration is not None or kwargs:
         from fastsparse.oneshot import prune_oneshot, ONESHOT_METHODS      # block by block, calibrated
         if not (isinstance(score, str) and score in ONESHOT_METHODS):
             what = 'calibration=' if calibration is not None else f"{', '.join(kwargs)}="
             raise ValueError(f"{what} is for the one-shot methods {', '.join(map(repr, ONESHOT_METHODS))} "
                              f"(see `prune_oneshot`); got score={score!r}")
-        return prune_oneshot(model, sparsity, score, pattern, calibration, distribution, exclude, types, opt=opt, **kwargs)
+        return prune_oneshot(model, sparsity, score, pattern, calibration, distribution, exclude, types, opt=opt,
+                             prune_head=prune_head, **kwargs)
     model = _get_model(model)
     pat = get_pattern(pattern)
     score, distribution = _resolve(score, distribution)
     if isinstance(pat, NM): sparsity = pat.sparsity(None, sparsity)
     if score is None: return None                                  # no_prune
-    sites = masked_sites(model) or sparse_sites(model, types)
-    if not sites: sparsify_model(model, 0.5, types=types)              # raises the 'nothing to sparsify' error
+    sites = masked_sites(model) or sparse_sites(model, types, prune_head=prune_head)
+    if not sites: sparsify_model(model, 0.5, types=types, prune_head=prune_head)   # raises the 'nothing to sparsify' error
     sps = _nm_dense(pat, layer_sparsities(sites, sparsity, distribution, exclude))   # check all before changing anything
     if distribution == 'global': _check_global(pat)
     for st, sp in zip(sites, sps):
@@ -163,7 +166,8 @@ def prune_model(model, sparsity:float|None=None, score='magnitude', pattern='uns
     masks = [st.mask_buffer for st in sites if st.is_masked]
     with _undo_on_error(model, [st.weight for st in sites] + masks):    # a failure leaves the model as it was
         if not sites[0].is_masked:
-            hooks = sparsify_model(model, 0., sparse_init_mode=None, types=types); sites = masked_sites(model)
+            hooks = sparsify_model(model, 0., sparse_init_mode=None, types=types, prune_head=prune_head)
+            sites = masked_sites(model)
         prune_masks_(sites, sps, scores, pat, global_rank=distribution == 'global', within_mask=False, opt=opt)
     return hooks
 
