@@ -12,7 +12,7 @@ from fastai.torch_core import find_bs
 from .core import *
 
 # %% auto #0
-__all__ = ['trace_positions', 'layer_flops', 'count_flops', 'FlopsCounter']
+__all__ = ['trace_positions', 'layer_flops', 'count_flops', 'step_flops', 'FlopsCounter']
 
 # %% ../nbs/04_flops.ipynb #2a858c4f
 _CONV_T = (nn.ConvTranspose1d, nn.ConvTranspose2d, nn.ConvTranspose3d)
@@ -69,6 +69,11 @@ def count_flops(model:nn.Module, xb, sparse:bool=True) -> float:
     "Forward FLOPs per sample of `model` on the batch `xb`, counting only kept weights when `sparse`"
     return layer_flops(trace_positions(model, xb), sparse)[1]
 
+# %% ../nbs/04_flops.ipynb #a08af77c
+def step_flops(dense:float, sparse:float, dense_grad:bool) -> tuple:
+    "(sparse training, dense training) FLOPs per sample of one step, from the forward FLOPs `dense` (f_D) and `sparse` (f_S)"
+    return 2 * sparse + (dense if dense_grad else sparse), 3 * dense
+
 # %% ../nbs/04_flops.ipynb #c76d9392
 class FlopsCounter(Callback):
     "Count training FLOPs the way the RigL paper does (dense weight gradients where the method needs them)"
@@ -82,10 +87,10 @@ class FlopsCounter(Callback):
     def after_backward(self):
         key = tuple((b._version, b.data_ptr()) for b in (s.mask_buffer for s in self._sites))
         if key != self._key: self._key, (self._fd, self._fs) = key, layer_flops(self._pos)
-        dense_grad = any(s.record.dense_grad for s in self._sites)
+        sparse, dense = step_flops(self._fd, self._fs, any(s.record.dense_grad for s in self._sites))
         bs = find_bs(self.yb)
-        self.train_flops += bs * (2 * self._fs + (self._fd if dense_grad else self._fs))
-        self.dense_train_flops += bs * 3 * self._fd
+        self.train_flops += bs * sparse
+        self.dense_train_flops += bs * dense
     def after_fit(self):
         if self._pos is not None: self.dense_flops, self.flops = layer_flops(self._pos)
     @property

@@ -16,7 +16,7 @@ from fastai.torch_core import find_bs
 from .core import *
 from .core import _get_model, _dense_weights
 from .rewire import SparseUpdater
-from .flops import trace_positions, layer_flops
+from .flops import trace_positions, layer_flops, step_flops
 
 # %% auto #0
 __all__ = ['dead_units', 'SparsityHistory', 'SparsityRecorder', 'mask_image', 'plot_sparsity', 'show_masks']
@@ -94,9 +94,9 @@ class SparsityHistory:
 
     def _count_train_flops(self):
         if self._flops is not None:
-            fd, fs = self._flops                        # the masks the batches since the last row trained with
-            self.train_flops += self.samples * 3 * fs + self.dense_samples * (2 * fs + fd)
-            self.dense_train_flops += (self.samples + self.dense_samples) * 3 * fd
+            (sparse, dense), (with_dense_grad, _) = (step_flops(*self._flops, g) for g in (False, True))   # the masks
+            self.train_flops += self.samples * sparse + self.dense_samples * with_dense_grad    # since the last row
+            self.dense_train_flops += (self.samples + self.dense_samples) * dense
             self._flops = layer_flops(self._pos)
         self.samples = self.dense_samples = 0
 
