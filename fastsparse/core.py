@@ -17,7 +17,7 @@ from fastcore.basics import store_attr, listify
 # %% auto #0
 __all__ = ['DEFAULT_SPARSE_TYPES', 'DISTRIBUTIONS', 'top_k_mask', 'n_ones', 'sparse_mask', 'sparse_mask_like', 'mask_from_tensor',
            'sparsity_from_tensor', 'mask_', 'n_mask_bytes', 'pack_mask', 'unpack_mask', 'SparseRecord', 'Site',
-           'TransformersConv1D', 'lm_head', 'sparse_sites', 'masked_sites', 'sparseable_modules', 'sparse_params',
+           'TransformersConv1D', 'lm_heads', 'sparse_sites', 'masked_sites', 'sparseable_modules', 'sparse_params',
            'uniform_sparsity', 'first_layer_dense_uniform', 'erdos_renyi_sparsity', 'get_distribution', 'sparse_init_',
            'init_kaiming_normal_sparse_', 'SparseHooks', 'enforce_masks', 'remove_sparse_hooks', 'set_dense_grads',
            'sparsify_model', 'unsparsify_model', 'pack_masks_', 'unpack_masks_', 'apply_masks', 'mask_grads_',
@@ -446,21 +446,25 @@ _DENSE = '_sparse_dense'       # the attribute of a sparsified model that holds 
 _HEAD_DENSE = ("the LM head (the model's get_output_embeddings()): left dense by default, as one-shot pruning and most "
                "sparse training of language models leave it; prune_head=True makes it sparse")
 
-def lm_head(model:nn.Module) -> nn.Module|None:
-    "The language-model head of a transformers model (its `get_output_embeddings()`), or None"
-    f = getattr(model, 'get_output_embeddings', None)
-    head = f() if callable(f) else None
-    return head if isinstance(head, nn.Module) else None
+def lm_heads(model:nn.Module) -> list:
+    """The language-model heads in `model`: what `get_output_embeddings()` returns for it and for every module inside
+    it (a transformers model wrapped in a module of one's own for fastai, say)"""
+    out = []
+    for m in model.modules():
+        f = getattr(m, 'get_output_embeddings', None)
+        head = f() if callable(f) else None
+        if isinstance(head, nn.Module) and all(head is not h for h in out): out.append(head)
+    return out
 
 def _plan(model:nn.Module, types=DEFAULT_SPARSE_TYPES, exclude=(), prune_head:bool=False) -> tuple:
     "(sites, dense): the sparse sites of `model`, one per tensor, and {name: reason} for the weights left dense"
     types, exclude, found, taken, dense = tuple(listify(types)), listify(exclude), {}, set(), {}
     names = {id(m): n for n, m in model.named_modules()}
-    head, holders = None if prune_head else lm_head(model), _holders(model)
+    heads, holders = [] if prune_head else lm_heads(model), _holders(model)
     for name, m in model.named_modules():
         if any(t == '' or name.startswith(t + '.') for t in taken): continue  # parts of an attention or RNN layer
         excluded = any(fnmatch.fnmatchcase(name, pat) for pat in exclude)
-        if excluded or m is head:
+        if excluded or any(m is h for h in heads):
             for k, p in m.named_parameters(recurse=False):
                 if p.dim() < 2: continue
                 tied = [f"{n} ({type(h).__name__})" for n, h in holders.get(id(p), []) if h is not m]

@@ -251,11 +251,9 @@ def oneshot_report(model) -> pd.DataFrame|None:
 
 # %% ../nbs/07a_oneshot.ipynb #a3225e27
 def _head_names(model:nn.Module, sites:list) -> dict:
-    "{module name: site} of the masked sites the model's LM head (`lm_head`) uses"
-    head = lm_head(model)
-    if head is None: return {}
+    "{module name: site} of the masked sites the model's LM heads (`lm_heads`) use"
     mods = {id(m): n for n, m in model.named_modules()}
-    return {mods[id(head)]: s for s in sites if any(u is head for u in s.users)}
+    return {mods[id(h)]: s for h in lm_heads(model) for s in sites if any(u is h for u in s.users)}
 
 def prune_oneshot(model, sparsity:float|None=None, method:str='wanda', pattern='unstructured', calibration=None,
                   distribution=None, exclude=(), types=DEFAULT_SPARSE_TYPES, prune_head:bool=False, blocksize:int=128,
