@@ -533,6 +533,8 @@ class DynamicSparseUpdater(SparseUpdater):
             pending = False                                    # static masks, or rewiring is over
         # growth_gradient='interval': every step of the window sums its dense gradient for the next update's scores
         self.summing = bool(getattr(self, 'summed', None)) and 0 <= self.schedule.position(self.n_steps, self.pct) < 1
+        if not self.summing and any(t is not None for t in getattr(self, 'grad_sum', ())):
+            self.grad_sum = [None] * len(self.sites)          # no update reads it again: free it, and keep it out of checkpoints
         dense = pending or self.summing
         if self.mask_grads and dense != self.dense: set_dense_grads(self.sites, dense); self.dense = dense
         self.pending = pending
