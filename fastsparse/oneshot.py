@@ -250,11 +250,6 @@ def oneshot_report(model) -> pd.DataFrame|None:
     return _get_model(model).__dict__.get(_REPORT)
 
 # %% ../nbs/07a_oneshot.ipynb #a3225e27
-def _head_names(model:nn.Module, sites:list) -> dict:
-    "{module name: site} of the masked sites the model's LM heads (`lm_heads`) use"
-    mods = {id(m): n for n, m in model.named_modules()}
-    return {mods[id(h)]: s for h in lm_heads(model) for s in sites if any(u is h for u in s.users)}
-
 def prune_oneshot(model, sparsity:float|None=None, method:str='wanda', pattern='unstructured', calibration=None,
                   distribution=None, exclude=(), types=DEFAULT_SPARSE_TYPES, prune_head:bool=False, blocksize:int=128,
                   damp:float=0.01, opt=None, progress:bool=True) -> SparseHooks|None:
@@ -288,8 +283,8 @@ def prune_oneshot(model, sparsity:float|None=None, method:str='wanda', pattern='
         found = sorted({type(m).__name__ for m in model.modules()})
         raise ValueError(f"nothing to prune: the model has no layer of the types {', '.join(getattr(t, '__name__', str(t)) for t in types)} "
                          f"(it has {', '.join(found)}); pass `types=` with the layer types to prune")
-    heads = {} if prune_head or not already else _head_names(model, sites)   # a head masked before stays as it is
-    sites = [s for s in sites if all(s is not h for h in heads.values())]
+    if already and not prune_head:                                 # a head masked before stays as it is
+        heads = lm_heads(model); sites = [s for s in sites if not any(u is h for h in heads for u in s.users)]
     if not sites: raise ValueError("nothing to prune: the model's only masked layer is its LM head; pass prune_head=True")
     sps = _nm_dense(pat, layer_sparsities(sites, sparsity, distribution or 'uniform', exclude))
     todo = [(s, sp) for s, sp in zip(sites, sps) if sp]            # None (excluded) and 0: left as they are
