@@ -8,6 +8,7 @@ from functools import partial
 from pathlib import Path
 import torch
 from fastai.basics import Callback, Learner, CrossEntropyLossFlat, SGD, set_seed
+import fastai.callback.progress               # Learner.no_bar, which fastai.basics does not bring
 
 REPO = Path(__file__).resolve().parent.parent
 

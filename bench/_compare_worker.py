@@ -7,7 +7,8 @@ checkpoint size and mask density of one variant, in a fresh process of its own) 
 ResNet-50's weights against one ResNet-50 training step; `r50mem`: the memory one such update adds).
 
 A variant is `dense`, or `LIB:KIND` with LIB one of `fastsparse` (this repository), `prune` (torch.nn.utils.prune) or
-`fs005` (the 2020 release, fastsparse 0.0.5, run in its own environment) and KIND one of `static`, `set`, `rigl`.
+`fs005` (the 2020 release, fastsparse 0.0.5, run in its own environment) and KIND one of `static`, `set`, `rigl`,
+`rigl-step` (this fastsparse only: RigL growing by the update step's gradient instead of the sum since the last update).
 This file also runs under fastsparse 0.0.5's environments (Python 3.8, torch 1.7, fastai 2.1): it keeps to what
 they have."""
 import json, os, platform, statistics, sys, tempfile, time, traceback
@@ -58,6 +59,7 @@ def load_masks(fn):
 
 def presets(lib, kind):
     fs, _ = fastsparse_lib()
+    if kind == 'rigl-step': return dict(fs.RigL_presets, growth_gradient='step')   # growth by the update step's gradient
     return dict(set=fs.SET_presets, rigl=fs.RigL_presets)[kind]
 
 def build_variant(variant, spec, dls, bpu):
@@ -89,7 +91,7 @@ def build_variant(variant, spec, dls, bpu):
                 m = dict(model.named_modules())[name]
                 if not hasattr(m, 'weight_mask') and not bool(t.all()):
                     raise RuntimeError(f"fs005 left {name} dense, but its shared mask is sparse")
-    if kind in ('set', 'rigl'): cbs = [fs.DynamicSparseTrainingCallback(**presets(lib, kind), every=bpu)]
+    if kind in ('set', 'rigl', 'rigl-step'): cbs = [fs.DynamicSparseTrainingCallback(**presets(lib, kind), every=bpu)]
     return learn, cbs
 
 def mask_density(model):
@@ -164,7 +166,7 @@ def job_time(spec):
     out = dict(steps={k: dict(median=m, mean=a, per_repeat=reps[k]) for k, (m, a) in med.items()}, updates={}, env=env_info(),
                nb=spec['nb'], bs=spec['bs'], repeats=spec['repeats'])
     for v, (learn, _) in vs.items():
-        if v.endswith((':set', ':rigl')):
+        if v.endswith((':set', ':rigl', ':rigl-step')):
             out['updates'][v] = update_times(v, learn, xb, yb, spec['repeats'], sync)
     return out
 
