@@ -15,7 +15,11 @@ MODEL_METHODS = dict(mlp=METHODS[:4], lenet5=METHODS)
 SEEDS = (0, 1, 2)
 # a name of this benchmark -> (the registry's method, its arguments): Chase at the reference code's CIFAR setting too
 VARIANTS = {'chase-0.5': ('chase', dict(channel_sparsity=0.5)),
-            'chase-layer': ('chase', dict(channel_sparsity=0.5, channel_ranking='layer', channel_end=1.))}
+            'chase-layer': ('chase', dict(channel_sparsity=0.5, channel_ranking='layer', channel_end=1.)),
+            'chase-conv': ('chase', dict(channel_sparsity={'0': 1/3, '3': 0.5})),
+            'chase-conv3': ('chase', dict(channel_sparsity={'0': 0.5, '3': 0.5})),
+            'chase-conv3-e5': ('chase', dict(channel_sparsity={'0': 0.5, '3': 0.5}, channel_end=0.5)),
+            'chase-conv3-e3': ('chase', dict(channel_sparsity={'0': 0.5, '3': 0.5}, channel_end=0.3))}
 
 def _runs() -> dict:
     f = CACHE / 'runs.jsonl'
@@ -75,7 +79,7 @@ def _infer(net, x, bs):
 def lenet_section(args) -> str:
     "Accuracy over 3 seeds, and condensed against dense inference on the 10,000 test images"
     from fastsparse.core import remove_sparse_hooks
-    from fastsparse.condense import condense
+    from fastsparse.condense import condense, inference_kernels
     print('lenet: training (cached runs are reused)', flush=True)
     rows = [train_run(m, meth, s) for m in GRID for meth in MODEL_METHODS[m] for s in SEEDS]
     out = ["## LeNets on Fashion-MNIST at 90% (ERK)", "",
@@ -96,12 +100,15 @@ def lenet_section(args) -> str:
             diff = acc[m, meth] - acc[m, 'rigl']
             out.append(f"| {m} | {meth} | {acc[m, meth]:.2f} ± {sd:.2f} | {diff:+.2f} | "
                        f"{statistics.fmean(r['ablated'] for r in rs):.0f} | {statistics.fmean(r['train_time_s'] for r in rs):.0f} |")
-    out += ["", "Inference on the 10,000 test images (seed 0's models): the dense model is the same architecture with the "
-            "trained weights, computed densely; the condensed one is `condense(model, batch_size=bs, example=images[:bs])`. Medians of "
-            f"{min(args.repeats, 7)} interleaved repeats (min-max in brackets); the accuracy of the condensed model is checked "
-            "against the masked model's.", "",
-            "| model | method | batch | dense (ms) | condensed (ms) | speedup | parameters dense → condensed | kernels |",
-            "|---|---|---|---|---|---|---|---|"]
+    out += ["", "Inference on the 10,000 test images (seed 0's models). *dense* is the same architecture with the trained "
+            "weights, computed densely, as PyTorch runs it; *dense, same kernels* is `inference_kernels(dense, images[:bs])`, "
+            "the dense model with the convolution and pooling kernels `condense` chooses (they speed up a dense model as "
+            "much as a condensed one: see below); *condensed* is `condense(model, batch_size=bs, example=images[:bs])`. "
+            "So *vs dense* is what a user gets from `condense`, and *vs same kernels* is what the removed units and "
+            f"condensed layers alone buy. Medians of {min(args.repeats, 7)} interleaved repeats (min-max in brackets); the "
+            "outputs of the condensed model are checked against the masked model's.", "",
+            "| model | method | batch | dense (ms) | dense, same kernels (ms) | condensed (ms) | vs dense | vs same kernels | "
+            "parameters dense → condensed | kernels |", "|---|---|---|---|---|---|---|---|---|---|"]
     for m in GRID:
         x, y = _test_images(m)
         for meth in MODEL_METHODS[m]:
@@ -110,15 +117,21 @@ def lenet_section(args) -> str:
             dense = load_run(m, meth, 0); remove_sparse_hooks(dense)
             for bs in (1, 256):
                 small, rep = condense(net, batch_size=bs, repeats=5, example=x[:bs])
+                same, _ = inference_kernels(dense, x[:bs], repeats=5)
                 got = _infer(small, x, 1000)
                 assert (got - ref).abs().max() < 1e-4 and (got.argmax(1) == ref.argmax(1)).all(), (m, meth, bs)
                 n_dense = sum(p.numel() for p in dense.parameters())
                 n_small = sum(t.numel() for t in [*small.parameters(), *small.buffers()] if t.dtype.is_floating_point)
-                t = _time_pair({"dense": lambda: _infer(dense, x, bs), "condensed": lambda: _infer(small, x, bs)}, min(args.repeats, 7))
-                (td, dlo, dhi), (tc, clo, chi) = t['dense'], t['condensed']
-                kern = ', '.join(f"{r.layer}: {r.kernel}" for r in rep.itertuples() if r.type == 'CondensedLinear') or 'none (all dense)'
-                out.append(f"| {m} | {meth} | {bs} | {td * 1e3:.0f} [{dlo * 1e3:.0f}-{dhi * 1e3:.0f}] | {tc * 1e3:.0f} "
-                           f"[{clo * 1e3:.0f}-{chi * 1e3:.0f}] | {td / tc:.2f}x | {n_dense:,} → {n_small:,} | {kern} |")
+                fns = {"dense": lambda: _infer(dense, x, bs), "condensed": lambda: _infer(small, x, bs)}
+                has_alt = any(type(a) is not type(b) for a, b in zip(same.modules(), dense.modules()))
+                if has_alt: fns['same'] = lambda: _infer(same, x, bs)
+                t = _time_pair(fns, min(args.repeats, 7))
+                if not has_alt: t['same'] = t['dense']           # no kernel to swap: the same model
+                (td, dlo, dhi), (tk, klo, khi), (tc, clo, chi) = t['dense'], t['same'], t['condensed']
+                kern = ', '.join(f"{r.layer}: {r.kernel}" for r in rep.itertuples() if r.kernel != 'dense') or 'none (all PyTorch)'
+                out.append(f"| {m} | {meth} | {bs} | {td * 1e3:.0f} [{dlo * 1e3:.0f}-{dhi * 1e3:.0f}] | {tk * 1e3:.0f} "
+                           f"[{klo * 1e3:.0f}-{khi * 1e3:.0f}] | {tc * 1e3:.0f} [{clo * 1e3:.0f}-{chi * 1e3:.0f}] | {td / tc:.2f}x | "
+                           f"{tk / tc:.2f}x | {n_dense:,} → {n_small:,} | {kern} |")
                 print(out[-1], flush=True)
     return '\n'.join(out)
 

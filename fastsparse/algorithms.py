@@ -124,7 +124,9 @@ _STRUCTURED_OPTIONS = dict(srigl=dict(gamma_sal=(0., 1.)), chase=dict(channel_sp
                                                                     min_channels=(0., 1.), channel_ranking={'global', 'layer'}))
 
 def _check_option(name, k, v, allowed):
-    "`v` checked against `allowed` (a range or a set of words): the value to set"
+    "`v` checked against `allowed` (a range or a set of words): the value to set (Chase's channel_sparsity: a dict too)"
+    if k == 'channel_sparsity' and isinstance(v, dict):      # {layer name: its own fraction}
+        return {str(n): _check_option(name, f"{k}[{n!r}]", f, allowed) for n, f in v.items()}
     if isinstance(allowed, set):
         if v not in allowed: raise ValueError(f"{name}: {k} must be one of {', '.join(map(repr, sorted(allowed)))}; got {v!r}")
         return v

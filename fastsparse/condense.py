@@ -16,7 +16,7 @@ from .export import make_permanent, _set_module
 from .condensed import CondensedLinear, condensed_linear, _time_interleaved
 
 # %% auto #0
-__all__ = ['zero_units', 'condense']
+__all__ = ['zero_units', 'SliceMaxPool2d', 'Im2colConv2d', 'inference_kernels', 'condense']
 
 # %% ../nbs/13b_condense.ipynb #de828b28
 def _bn_zero(bn, c) -> bool:
@@ -64,6 +64,84 @@ def _slice_inputs(m, cols):
     _keep_param(m, 'weight', cols, 1)
     if isinstance(m, nn.Linear): m.in_features = len(cols)
     else: m.in_channels = len(cols)
+
+# %% ../nbs/13b_condense.ipynb #acfb0ab4
+class SliceMaxPool2d(nn.Module):
+    "`nn.MaxPool2d` over non-overlapping `k` x `k` windows, as the maximum of the `k*k` strided slices (the same values)"
+    def __init__(self, kernel_size:int):
+        super().__init__()
+        self.kernel_size = int(kernel_size)
+    def forward(self, x):
+        k = self.kernel_size
+        h, w = x.shape[-2] // k * k, x.shape[-1] // k * k
+        out = x[..., 0:h:k, 0:w:k]
+        for i in range(k):
+            for j in range(k):
+                if i or j: out = torch.maximum(out, x[..., i:h:k, j:w:k])
+        return out if k > 1 else out.contiguous()
+    def extra_repr(self) -> str: return f"kernel_size={self.kernel_size}"
+
+    @staticmethod
+    def fits(m:nn.Module) -> bool:
+        "Whether `m` is a `MaxPool2d` that `SliceMaxPool2d` computes exactly"
+        if type(m) is not nn.MaxPool2d: return False
+        k, s, p, d = (nn.modules.utils._pair(v) for v in (m.kernel_size, m.stride or m.kernel_size, m.padding, m.dilation))
+        return k[0] == k[1] and k == s and p == (0, 0) and d == (1, 1) and not m.return_indices
+
+class Im2colConv2d(nn.Conv2d):
+    "A `nn.Conv2d` computed by PyTorch's im2col-and-matrix-multiply kernel (`thnn_conv2d`) instead of oneDNN's"
+    def forward(self, x):
+        return torch._C._nn.thnn_conv2d(x, self.weight, self.kernel_size, self.bias, self.stride, self.padding)
+
+    @staticmethod
+    def fits(m:nn.Module) -> bool:
+        "Whether `m` is a `Conv2d` that `Im2colConv2d` can compute"
+        return (type(m) is nn.Conv2d and m.groups == 1 and tuple(m.dilation) == (1, 1) and m.padding_mode == 'zeros'
+                and not isinstance(m.padding, str))
+
+# %% ../nbs/13b_condense.ipynb #69f77b23
+def _alternative(m:nn.Module):
+    "The candidate kernel for `m` (a module computing the same function), or None"
+    if SliceMaxPool2d.fits(m): return SliceMaxPool2d(nn.modules.utils._pair(m.kernel_size)[0])
+    if Im2colConv2d.fits(m):
+        alt = copy.deepcopy(m); alt.__class__ = Im2colConv2d       # the same weights, another kernel
+        return alt
+    return None
+
+def inference_kernels(model:nn.Module, example:torch.Tensor, repeats:int=5, margin:float=0.9) -> tuple:
+    "A copy of `model` (eval mode) whose convolutions and poolings use the kernel that is fastest here on `example`; (model, report)"
+    if not isinstance(example, torch.Tensor) or example.ndim == 0:
+        raise TypeError(f"example must be a batch of inputs (a tensor whose first dimension is the batch); got {type(example).__name__}")
+    if not 0 < float(margin) <= 1: raise ValueError(f"margin must be in (0, 1]: the time ratio a kernel must beat; got {margin!r}")
+    new = copy.deepcopy(_get_model(model)).eval()
+    cands = [n for n, m in new.named_modules() if SliceMaxPool2d.fits(m) or Im2colConv2d.fits(m)]
+    inputs, handles = {}, []
+    for n in cands:
+        def grab(mod, args, n=n): inputs.setdefault(n, args[0])
+        handles.append(new.get_submodule(n).register_forward_pre_hook(grab))
+    try:
+        with torch.inference_mode(): new(example.to(next(new.parameters(), example).device))
+    finally:
+        for h in handles: h.remove()
+    sync = torch.cuda.synchronize if example.device.type == 'cuda' else (lambda: None)
+    rows = []
+    for n in cands:
+        m, x = new.get_submodule(n), inputs.get(n)
+        alt = _alternative(m)
+        row = dict(layer=n, type=type(m).__name__, kernel='PyTorch', note='')
+        if x is None: row['note'] = 'not reached by the example: kept'; rows.append(row); continue
+        with torch.inference_mode():
+            if not torch.allclose(alt(x), m(x), rtol=1e-4, atol=1e-5, equal_nan=True):
+                row['note'] = f'{type(alt).__name__} differs from it here: kept'; rows.append(row); continue
+            ts = _time_interleaved({'torch': lambda: (m(x), sync()), 'alt': lambda: (alt(x), sync())}, max(int(repeats), 3))
+        t0, t1 = statistics.median(ts['torch']) * 1e3, statistics.median(ts['alt']) * 1e3
+        what = f"input {tuple(x.shape)}: PyTorch's {t0:.3g} ms, {type(alt).__name__} {t1:.3g} ms"
+        if t1 <= margin * t0:
+            _set_module(new, n, alt)
+            row.update(type=type(alt).__name__, kernel=type(alt).__name__, note=f"{what}: {t0 / t1:.2f}x faster")
+        else: row['note'] = f"{what}: kept"
+        rows.append(row)
+    return new, pd.DataFrame(rows, columns=['layer', 'type', 'kernel', 'note'])
 
 # %% ../nbs/13b_condense.ipynb #b25f2745
 def _linear_sites(sites) -> dict:
@@ -117,7 +195,8 @@ def _whole_model_check(new, rows:dict, x, repeats:int):
         rows[n].update(type='Linear', kernel='dense'); rows[n]['note'].append(what + ": kept dense")
     return twin
 
-def condense(model, batch_size:int=1, min_sparsity:float=0.5, repeats:int=5, slice_units:bool=True, example=None):
+def condense(model, batch_size:int=1, min_sparsity:float=0.5, repeats:int=5, slice_units:bool=True, example=None,
+             kernels:bool=True):
     "A plain copy of the sparse `model` for inference: zero units cut out, sparse `Linear`s condensed where faster; returns (model, report)"
     src = _get_model(model)
     if not isinstance(src, nn.Module): raise TypeError(f"condense takes a model or a Learner; got {type(model).__name__}")
@@ -183,11 +262,21 @@ def condense(model, batch_size:int=1, min_sparsity:float=0.5, repeats:int=5, sli
             r.update(type='CondensedLinear', kernel=layer.kernel)
             r['note'].append(f"{what}; {reason}")
         new = _whole_model_check(new, rows, x, repeats)
+    if kernels and x is not None:              # convolutions and poolings: the kernel that is fastest here
+        new, krep = inference_kernels(new, x.to(next(new.parameters()).device), repeats)
+        for k in krep.itertuples():
+            r = rows.setdefault(k.layer, dict(layer=k.layer, type=k.type, shape=None, units_removed=0, inputs_removed=0,
+                                              new_shape=None, kernel='dense', note=[]))
+            if k.kernel != 'PyTorch': r.update(type=k.type, kernel=k.kernel)
+            r['note'].append(k.note)
+    with torch.no_grad():
         for name, m in new.named_modules():
             if name in rows:
                 r = rows[name]
-                r['new_shape'] = tuple(m.weight.shape) if isinstance(m, (nn.Linear, *_CONV)) else (m.out_features, m.k)
+                r['new_shape'] = (tuple(m.weight.shape) if isinstance(m, (nn.Linear, *_CONV)) else
+                                  (m.out_features, m.k) if isinstance(m, CondensedLinear) else None)
                 if isinstance(m, _CONV) and not r['note']: r['note'].append("convolution: kept dense (no faster sparse kernel here)")
-    report = pd.DataFrame([{**r, 'note': '; '.join(r['note'])} for r in rows.values()],
+    order = {n: i for i, (n, _) in enumerate(new.named_modules())}
+    report = pd.DataFrame([{**r, 'note': '; '.join(r['note'])} for r in sorted(rows.values(), key=lambda r: order.get(r['layer'], 0))],
                           columns=['layer', 'type', 'shape', 'new_shape', 'units_removed', 'inputs_removed', 'kernel', 'note'])
     return new, report

@@ -185,11 +185,13 @@ def to_sparse_inference(model, batch_size:int=64, min_speedup:float=1.1, repeats
 INFERENCE_FORMAT = 'fastsparse-inference-2'
 
 def _layer_spec(m) -> dict|None:
-    "What rebuilds the inference layer `m` (a `SparseLinear` or `CondensedLinear`), or None for an ordinary module"
-    kind = type(m).__name__
+    "What rebuilds the inference layer `m` (`SparseLinear`, `CondensedLinear` or a `condense` kernel), or None for an ordinary module"
+    kind, mod = type(m).__name__, type(m).__module__
     if isinstance(m, SparseLinear): return dict(kind=kind, out_features=m.out_features, in_features=m.in_features)
-    if kind == 'CondensedLinear' and type(m).__module__ == 'fastsparse.condensed':
+    if kind == 'CondensedLinear' and mod == 'fastsparse.condensed':
         return dict(kind=kind, out_features=m.out_features, in_features=m.in_features, k=m.k)
+    if kind == 'SliceMaxPool2d' and mod == 'fastsparse.condense': return dict(kind=kind, kernel_size=m.kernel_size)
+    if kind == 'Im2colConv2d' and mod == 'fastsparse.condense': return dict(kind=kind)
     return None
 
 def save_inference(model, file):
@@ -199,7 +201,14 @@ def save_inference(model, file):
     torch.save(dict(format=INFERENCE_FORMAT, layers=layers, state=model.state_dict()), file)
 
 # %% ../nbs/13_export.ipynb #c5f7d0e9
-def _rebuild(spec:dict, has_bias:bool) -> nn.Module:
+def _rebuild(spec:dict, has_bias:bool, old:nn.Module) -> nn.Module:
+    if spec['kind'] in ('SliceMaxPool2d', 'Im2colConv2d'):           # `condense`'s kernels for the same layers
+        from fastsparse.condense import SliceMaxPool2d, Im2colConv2d
+        if spec['kind'] == 'SliceMaxPool2d': return SliceMaxPool2d(spec['kernel_size'])
+        if not Im2colConv2d.fits(old):
+            raise ValueError(f"the saved model computes a Conv2d with Im2colConv2d, but this model has a {type(old).__name__} "
+                             "there that it cannot compute: load it into the architecture it was saved from")
+        old.__class__ = Im2colConv2d; return old
     o, i = spec['out_features'], spec['in_features']
     bias = torch.zeros(o) if has_bias else None
     if spec['kind'] == 'SparseLinear': return SparseLinear(torch.zeros(o, i), bias)
@@ -232,7 +241,7 @@ def load_inference(model, file):
     for name, spec in layers.items():
         old = model.get_submodule(name)
         spec = {'out_features': getattr(old, 'out_features', None), 'in_features': getattr(old, 'in_features', None), **spec}
-        _set_module(model, name, _rebuild(spec, f'{name}.bias' in state))
+        _set_module(model, name, _rebuild(spec, f'{name}.bias' in state, old))
     _resize_(model, state)
     model.load_state_dict(state)
     return model

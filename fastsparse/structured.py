@@ -251,17 +251,24 @@ def fan_ins(site) -> torch.Tensor:
     return _rows(site.out_major(site.mask)).sum(1)
 
 # %% ../nbs/11a_structured.ipynb #37e7b4d8
+def _in_range(v, lo, hi) -> bool:
+    try: return not isinstance(v, (bool, str)) and lo <= float(v) <= hi
+    except (TypeError, ValueError): return False
+
 class Chase(UnitRemovingUpdater):
     "Chase: RigL's rewiring while the channels with the lowest unmasked mean magnitude are removed, on a cubic ramp"
-    channel_sparsity = 0.3      # the fraction of removable channels removed by the end
+    channel_sparsity = 0.3      # the fraction of removable channels removed by the end, or {layer name: its own fraction}
     channel_end = 0.8           # the ramp reaches channel_sparsity at this fraction of the update window
     min_channels = 0.5          # beta: every layer keeps at least min_channels * (1 - channel_sparsity) of its channels
     channel_ranking = 'global'  # 'global': lowest UMM across the layers (the paper); 'layer': each layer loses its share
 
     def setup(self):
-        for name, v, lo in (('channel_sparsity', self.channel_sparsity, 0), ('channel_end', self.channel_end, 1e-9),
-                            ('min_channels', self.min_channels, 0)):
-            if not lo <= float(v) <= 1: raise ValueError(f"{name} must be in [{lo:g}, 1]; got {v!r}")
+        cs = self.channel_sparsity
+        per = cs.items() if isinstance(cs, dict) else [('', cs)]
+        for name, v, lo in ((f"channel_sparsity{f'[{k!r}]' if k else ''}", f, 0) for k, f in per):
+            if not _in_range(v, lo, 1): raise ValueError(f"{name} must be a number in [{lo:g}, 1]; got {v!r}")
+        for name, v, lo in (('channel_end', self.channel_end, 1e-9), ('min_channels', self.min_channels, 0)):
+            if not _in_range(v, lo, 1): raise ValueError(f"{name} must be in [{lo:g}, 1]; got {v!r}")
         if self.channel_ranking not in ('global', 'layer'):
             raise ValueError(f"channel_ranking must be 'global' (the paper's) or 'layer'; got {self.channel_ranking!r}")
         super().setup()
@@ -278,8 +285,11 @@ class Chase(UnitRemovingUpdater):
                         q = by_layer[c]
                         rs.append((q, q.weight.shape[1] // s.weight.shape[0] if l.flatten else 1))
             self.readers.append(rs)
+        self.fractions = self._fractions()
+        self.per_layer = isinstance(self.channel_sparsity, dict) or self.channel_ranking == 'layer'
         self.n_channels = sum(s.weight.shape[0] for s, ok in zip(self.sites, self.removable) if ok)
-        if not self.n_channels and self.channel_sparsity > 0:
+        if not self.n_channels and any(self.fractions) if isinstance(self.channel_sparsity, dict) else \
+                not self.n_channels and self.channel_sparsity > 0:
             why = self.trace_error or '; '.join(f"{l.name} {l.reason}" for l in self.links if l is not None)[:300]
             warnings.warn(f"Chase found no layer whose channels it can remove ({why}): it rewires like RigL, and "
                           "no channel goes", UserWarning)
@@ -297,22 +307,43 @@ class Chase(UnitRemovingUpdater):
                     ok[:, cols] = False
         return ok
 
-    def _ramp(self, pos:float) -> float:
-        "The fraction of the channels gone at `pos` in the update window: a cubic ramp to `channel_sparsity`"
-        p = min(max(pos, 0.) / self.channel_end, 1.)
-        return self.channel_sparsity * (1 - (1 - p) ** 3)
+    def _fractions(self) -> list:
+        "Each site's own channel sparsity: `channel_sparsity` where removable, or the dict's value for the layers it names"
+        cs = self.channel_sparsity
+        if not isinstance(cs, dict): return [float(cs) if ok else 0. for ok in self.removable]
+        names = [s.name.rpartition('.')[0] for s in self.sites]
+        unknown = [k for k in cs if k not in names]
+        if unknown: raise ValueError(f"channel_sparsity names {unknown}, which are not masked layers of this model; "
+                                     f"its masked layers: {names}")
+        out = []
+        for s, l, ok in zip(self.sites, self.links, self.removable):
+            f = float(cs.get(s.name.rpartition('.')[0], 0.))
+            if f > 0 and not ok:
+                why = l.reason if l is not None and l.reason else 'its weight is not a plain output-major weight of one module'
+                raise ValueError(f"channel_sparsity names {s.name.rpartition('.')[0]!r}, whose channels Chase cannot remove "
+                                 f"({why}); the layers it can remove channels from: "
+                                 f"{[q.name.rpartition('.')[0] for q, r in zip(self.sites, self.removable) if r]}")
+            out.append(f)
+        return out
 
-    def _floor(self, i:int) -> int: return max(1, int(self.sites[i].weight.shape[0] * (1 - self.channel_sparsity) * self.min_channels))
+    def _ramp(self, pos:float, frac:float|None=None) -> float:
+        "The fraction of the channels gone at `pos` in the update window: a cubic ramp to `frac` (`channel_sparsity`)"
+        p = min(max(pos, 0.) / self.channel_end, 1.)
+        return (self.channel_sparsity if frac is None else frac) * (1 - (1 - p) ** 3)
+
+    def _floor(self, i:int) -> int:
+        "The fewest channels layer `i` keeps: `min_channels` of what its channel sparsity leaves, and at least one"
+        f = self.fractions[i] if isinstance(self.channel_sparsity, dict) else float(self.channel_sparsity)
+        return max(1, int(self.sites[i].weight.shape[0] * (1 - f) * self.min_channels))
 
     def layer_targets(self, pos:float) -> list:
-        "How many channels each layer has lost at `pos` under `channel_ranking='layer'` (0 where none can go)"
-        f = self._ramp(pos)
-        return [min(int(round(f * s.weight.shape[0])), s.weight.shape[0] - self._floor(i)) if ok else 0
-                for i, (s, ok) in enumerate(zip(self.sites, self.removable))]
+        "How many channels each layer has lost at `pos` when each layer loses its own share (0 where none can go)"
+        return [min(int(round(self._ramp(pos, f) * s.weight.shape[0])), s.weight.shape[0] - self._floor(i)) if ok else 0
+                for i, (s, ok, f) in enumerate(zip(self.sites, self.removable, self.fractions))]
 
     def channel_target(self, pos:float) -> int:
         "How many removable channels are gone at `pos` in the update window"
-        if self.channel_ranking == 'layer': return sum(self.layer_targets(pos))
+        if self.per_layer: return sum(self.layer_targets(pos))
         return int(round(self._ramp(pos) * self.n_channels))
 
     def _live_by_umm(self, i:int) -> list:
@@ -379,7 +410,7 @@ class Chase(UnitRemovingUpdater):
         gone = sum(len(s.record.ablated) for s, ok in zip(self.sites, self.removable) if ok)
         want = self.channel_target(pos) - gone
         if want > 0 and self.n_channels:
-            if self.channel_ranking == 'layer': self.remove_layer_channels(self.layer_targets(pos))
+            if self.per_layer: self.remove_layer_channels(self.layer_targets(pos))
             else: self.remove_channels(want)
         for i, s in enumerate(self.sites):
             if bool(s.mask.all()): continue
