@@ -9,17 +9,14 @@ import torch
 
 CACHE = Path(__file__).resolve().parent / 'condensed_runs'
 GRID = dict(mlp=dict(epochs=10), lenet5=dict(epochs=5))        # the cpu grid preset: Adam one-cycle, lr 3e-3, batch 128
-METHODS = ('rigl', 'srigl', 'chase', 'chase-0.5', 'chase-layer')
-# chase-layer exists for LeNet-5, whose time is in its first convolutions (LeNet-300-100 is fast with chase-0.5)
+METHODS = ('rigl', 'srigl', 'chase', 'chase-0.5', 'chase-layer', 'chase-conv')
+# chase-layer and chase-conv exist for LeNet-5, whose time is in its first convolutions (LeNet-300-100 is fast with chase-0.5)
 MODEL_METHODS = dict(mlp=METHODS[:4], lenet5=METHODS)
 SEEDS = (0, 1, 2)
 # a name of this benchmark -> (the registry's method, its arguments): Chase at the reference code's CIFAR setting too
 VARIANTS = {'chase-0.5': ('chase', dict(channel_sparsity=0.5)),
             'chase-layer': ('chase', dict(channel_sparsity=0.5, channel_ranking='layer', channel_end=1.)),
-            'chase-conv': ('chase', dict(channel_sparsity={'0': 1/3, '3': 0.5})),
-            'chase-conv3': ('chase', dict(channel_sparsity={'0': 0.5, '3': 0.5})),
-            'chase-conv3-e5': ('chase', dict(channel_sparsity={'0': 0.5, '3': 0.5}, channel_end=0.5)),
-            'chase-conv3-e3': ('chase', dict(channel_sparsity={'0': 0.5, '3': 0.5}, channel_end=0.3))}
+            'chase-conv': ('chase', dict(channel_sparsity={'0': 0.5, '3': 0.5}))}
 
 def _runs() -> dict:
     f = CACHE / 'runs.jsonl'
