@@ -85,7 +85,9 @@ def lenet_section(args) -> str:
            "Accuracy on the 10,000 test images; `ablated`: units or channels removed (mean over seeds). `chase` removes "
            "30% of the removable channels (the default, as in the paper's ImageNet runs), `chase-0.5` half of them "
            "(`channel_sparsity=0.5`, the reference code's CIFAR scripts), and `chase-layer` half of every removable layer's "
-           "channels (`channel_ranking='layer'`, over the whole update window: `channel_end=1`).", "",
+           "channels (`channel_ranking='layer'`, over the whole update window: `channel_end=1`); `chase-conv` half of the two "
+           "convolutions' channels and none of the `Linear` layers' units (`channel_sparsity={'0': 0.5, '3': 0.5}`, each "
+           "named layer its own fraction).", "",
            "| model | method | accuracy (mean ± std) | vs RigL (points) | ablated units | train time (s) |", "|---|---|---|---|---|---|"]
     acc = {}
     for m in GRID:
