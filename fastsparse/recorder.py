@@ -171,7 +171,10 @@ class SparsityRecorder(Callback):
         self.hist, self._mets, self._started = None, [], False
 
     def __call__(self, event_name):
-        if event_name in self._handled: return super().__call__(event_name)   # other events cost nothing
+        # the two events of every training batch skip fastai's lookups (as `SparseCallback` does); other events cost nothing
+        if event_name == 'after_backward' or event_name == 'after_step':
+            return getattr(self, event_name)() if self.run else None
+        if event_name in self._handled: return super().__call__(event_name)
 
     @property
     def history(self) -> pd.DataFrame:
@@ -201,7 +204,9 @@ class SparsityRecorder(Callback):
             self._started = True
             self.hist.trace(self.learn.xb)
             self._log(self.hist.record('start', self._step(), self.learn.epoch))
-        self.hist.add_batch(find_bs(self.learn.yb))
+        yb = self.learn.yb
+        y = yb[0] if type(yb) is tuple and len(yb) == 1 else None         # the usual case, without fastai's search
+        self.hist.add_batch(y.shape[0] if isinstance(y, torch.Tensor) and y.ndim else find_bs(yb))
 
     def after_step(self):
         h = self.hist

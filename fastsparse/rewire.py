@@ -175,7 +175,8 @@ def _write_drop_grow_(site, opt, dropped, grown, n_act:int, regrown:int, kept=No
     if regrown:      # dropped and grown again in the same update: not a new connection, so it keeps its value and state
         was = mask.view(-1).index_select(0, grown)
         back, new = grown[was], grown[~was]
-        gone = dropped[~torch.isin(dropped, back)]
+        regrew = torch.zeros(mask.numel(), dtype=torch.bool, device=mask.device); regrew[back] = True
+        gone = dropped[~regrew.index_select(0, dropped)]       # (a flag per weight: torch.isin sorts, 0.4 ms at 7,000)
         if kept is not None: kept.view(-1)[back] = True
     with torch.no_grad():
         wf = w.data.view(-1)
