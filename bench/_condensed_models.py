@@ -137,7 +137,7 @@ def lenet_section(args) -> str:
 def resnet_section(args) -> str:
     "ResNet-18 (CIFAR-style stem) trained with Chase, condensed against dense at 32x32, batch 1 and 64"
     from fastsparse.core import remove_sparse_hooks, masked_sites
-    from fastsparse.condense import condense
+    from fastsparse.condense import condense, inference_kernels
     print('resnet18: training with chase (a short run: what matters here is the channels it removes)', flush=True)
     row = train_run('resnet18', 'chase', 0, epochs=2, n_train=4096, every=4)
     net = load_run('resnet18', 'chase', 0)
@@ -146,21 +146,26 @@ def resnet_section(args) -> str:
            f"Trained 2 epochs on 4,096 Fashion-MNIST images (every 4 steps), enough for Chase's channel ramp to finish; "
            f"accuracy {row['accuracy']:.3f} (not the point of this run). Chase removes channels only where "
            "`channel_links` can cut them out: the first convolution of each block (the others feed residual "
-           "additions). Inputs 32x32, medians of interleaved repeats (min-max).", "",
-           "| batch | dense (ms) | condensed (ms) | speedup | parameters dense → condensed |", "|---|---|---|---|---|"]
+           "additions). Inputs 32x32, medians of interleaved repeats (min-max). *dense, same kernels* is "
+           "`inference_kernels(dense, x)`, as in the LeNet table; *kernels* lists the layers whose kernel `condense` changed.", "",
+           "| batch | dense (ms) | dense, same kernels (ms) | condensed (ms) | vs dense | vs same kernels | "
+           "parameters dense → condensed | kernels |", "|---|---|---|---|---|---|---|---|"]
     for bs in (1, 64):
         x = torch.randn(bs, *_resnet_input(net))
-        small, rep = condense(net, batch_size=bs, repeats=3)
+        small, rep = condense(net, batch_size=bs, repeats=3, example=x)
+        same, _ = inference_kernels(dense, x, repeats=3)
         with torch.inference_mode(): assert (small(x) - net(x)).abs().max() < 1e-3
         n_dense = sum(p.numel() for p in dense.parameters()); n_small = sum(p.numel() for p in small.parameters())
         def run(m):
             def f():
                 with torch.inference_mode(): m(x)
             return f
-        t = _time_pair({'dense': run(dense), 'condensed': run(small)}, max(args.repeats, 10))
-        (td, dlo, dhi), (tc, clo, chi) = t['dense'], t['condensed']
-        out.append(f"| {bs} | {td * 1e3:.1f} [{dlo * 1e3:.1f}-{dhi * 1e3:.1f}] | {tc * 1e3:.1f} [{clo * 1e3:.1f}-{chi * 1e3:.1f}] "
-                   f"| {td / tc:.2f}x | {n_dense:,} → {n_small:,} |")
+        t = _time_pair({'dense': run(dense), 'same': run(same), 'condensed': run(small)}, max(args.repeats, 10))
+        (td, dlo, dhi), (tk, klo, khi), (tc, clo, chi) = t['dense'], t['same'], t['condensed']
+        kern = rep[rep.kernel.isin(['Im2colConv2d', 'SliceMaxPool2d'])]
+        ks = f"{len(kern)} convolutions: Im2colConv2d" if len(kern) else "none (all PyTorch)"
+        out.append(f"| {bs} | {td * 1e3:.1f} [{dlo * 1e3:.1f}-{dhi * 1e3:.1f}] | {tk * 1e3:.1f} [{klo * 1e3:.1f}-{khi * 1e3:.1f}] | "
+                   f"{tc * 1e3:.1f} [{clo * 1e3:.1f}-{chi * 1e3:.1f}] | {td / tc:.2f}x | {tk / tc:.2f}x | {n_dense:,} → {n_small:,} | {ks} |")
         print(out[-1], flush=True)
     removed = rep[rep.units_removed > 0]
     out += ["", f"Channels removed: {int(removed.units_removed.sum())} in {len(removed)} layers "
