@@ -272,13 +272,12 @@ def condense(model, batch_size:int=1, min_sparsity:float=0.5, repeats:int=5, sli
                                               new_shape=None, kernel='dense', note=[]))
             if k.kernel != 'PyTorch': r.update(type=k.type, kernel=k.kernel)
             r['note'].append(k.note)
-    with torch.no_grad():
-        for name, m in new.named_modules():
-            if name in rows:
-                r = rows[name]
-                r['new_shape'] = (tuple(m.weight.shape) if isinstance(m, (nn.Linear, *_CONV)) else
-                                  (m.out_features, m.k) if isinstance(m, CondensedLinear) else None)
-                if isinstance(m, _CONV) and not r['note']: r['note'].append("convolution: kept dense (no faster sparse kernel here)")
+    for name, m in new.named_modules():
+        if name in rows:
+            r = rows[name]
+            r['new_shape'] = (tuple(m.weight.shape) if isinstance(m, (nn.Linear, *_CONV)) else
+                              (m.out_features, m.k) if isinstance(m, CondensedLinear) else None)
+            if isinstance(m, _CONV) and not r['note']: r['note'].append("convolution: kept dense (no faster sparse kernel here)")
     order = {n: i for i, (n, _) in enumerate(new.named_modules())}
     report = pd.DataFrame([{**r, 'note': '; '.join(r['note'])} for r in sorted(rows.values(), key=lambda r: order.get(r['layer'], 0))],
                           columns=['layer', 'type', 'shape', 'new_shape', 'units_removed', 'inputs_removed', 'kernel', 'note'])

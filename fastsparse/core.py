@@ -239,6 +239,7 @@ class SparseRecord:
         self.ablated = _check_units(ablated, name)  # output units removed for good (SRigL's ablation, Chase's channels)
         self.dense_grad = False     # not saved: the gradient reaches the optimizer unmasked (`set_dense_grads`)
         self._active = None         # not saved: (mask buffer, its version and storage, flat indices of its kept weights)
+        self._fmask = None          # not saved: (mask buffer, its version, a float copy) for masking gradients on the CPU
     def state_dict(self) -> dict:
         "The saved fields, as plain Python values"
         return {k: getattr(self, k) for k in self.saved}
@@ -652,24 +653,27 @@ def _enforce_hook(sites):
     return hook
 
 # %% ../nbs/00_core.ipynb #0d0994b8
+def _mask_grad_(g:torch.Tensor, m:torch.Tensor, rec=None) -> torch.Tensor:
+    "Zero `g` where the bool mask buffer `m` is False; on the CPU by a float copy of `m`, kept on `rec` while `m` is unchanged"
+    # CPU: a same-dtype multiply is several times faster than by a bool or uint8 mask; keep a float copy of the mask
+    # while the mask buffer is unchanged (the same object, at the same version). Elsewhere: the mask.
+    if rec is None or g.device.type != 'cpu' or m.shape != g.shape: return mask_(g, m)
+    hit = rec._fmask
+    if hit is None or hit[0] is not m or hit[1] != m._version or hit[2].dtype is not g.dtype:
+        hit = rec._fmask = (m, m._version, m.to(g.dtype))
+    return g.mul_(hit[2])
+
 def _grad_hook(site):
     "Post-accumulate-grad hook masking the gradient of `site` (it runs every backward pass: kept lean)"
     buffers, name, recs, pname = site.owner._buffers, site.pname + '_mask', _records(site.owner), site.pname
-    cache = [False, -1, None, None]         # the mask buffer and its version it was made for, a float copy, its dtype
     def hook(p):
         g = p.grad
         if g is None: return
         rec = recs.get(pname)
         if rec is not None and rec.dense_grad: return
         m = buffers.get(name)
-        if m is not cache[0] or m._version != cache[1] or g.dtype is not cache[3]:
-            if m is None: mask_(g, unpack_mask(buffers[name + '_bits'], g.shape)); return   # packed: unpacked every time
-            # CPU: a same-dtype multiply is several times faster than by a bool or uint8 mask; keep a float copy of
-            # the mask while the mask buffer is unchanged (the same object, at the same version). Elsewhere: the mask.
-            fast = g.device.type == 'cpu' and m.shape == g.shape
-            cache[:] = m, m._version, m.to(g.dtype) if fast else None, g.dtype
-        if cache[2] is None: mask_(g, m)
-        else: g.mul_(cache[2])
+        if m is None: mask_(g, unpack_mask(buffers[name + '_bits'], g.shape))   # packed: unpacked every time
+        else: _mask_grad_(g, m, rec)
     hook._fastsparse = True                     # so that `remove_sparse_hooks` can find it
     return hook
 
@@ -866,7 +870,10 @@ def mask_grads_(sites:list) -> None:
     "Zero the gradients of the masked weights of `sites` now (those that have a gradient)"
     with torch.no_grad():
         for s in sites:
-            if s.weight.grad is not None: mask_(s.weight.grad, s.mask)
+            g = s.weight.grad
+            if g is None: continue
+            if s.packed: mask_(g, s.mask)
+            else: _mask_grad_(g, s.mask_buffer, s.record)   # as the gradient hook does
 
 # %% ../nbs/00_core.ipynb #26f9dc7f
 _ZERO_PRESERVING_TORCH = {'SGD', 'Adam', 'AdamW', 'Adamax', 'NAdam', 'RAdam', 'RMSprop', 'Adagrad', 'Adadelta'}

@@ -486,7 +486,7 @@ class DynamicSparseUpdater(SparseUpdater):
         self._resumed_sum = None
         self.grad_sum = ([None if t is None else t.to(s.weight.device) for t, s in zip(resumed, self.sites)]
                          if resumed is not None and len(resumed) == len(self.sites) else [None] * len(self.sites))
-        self.summing, self._fmasks = False, {}
+        self.summing = False
         # after a step on masked gradients by an elementwise optimizer the masked weights are still zero: the
         # forward hooks need not apply the masks again (see `zero_preserving`)
         self.marks, self.zero_preserving = mask_markers(self.sites, self.opt), zero_preserving(self.opt)
@@ -494,7 +494,9 @@ class DynamicSparseUpdater(SparseUpdater):
 
     def before_step(self, pct:float) -> bool:
         self.stepping, self.pct = True, pct
-        if self.summing: self._add_grads(mask=self.mask_grads and not self.pending)   # summed dense, stepped masked
+        if self.summing:
+            self._add_grads()
+            if self.mask_grads and not self.pending: mask_grads_([self.sites[i] for i in self.summed])   # stepped masked
         if not self.pending:
             if self.anchor is None: self._open(pct)
             return False
@@ -551,25 +553,13 @@ class DynamicSparseUpdater(SparseUpdater):
         self._resumed_sum = d.get('grad_sum')
         return self
 
-    def _add_grads(self, mask:bool=False):
-        """Add this step's gradient of each summed layer to its sum since the last update; with `mask`, then zero its
-        masked entries (the layers that are not summed are dense: nothing to mask)"""
+    def _add_grads(self):
+        "Add this step's gradient of each summed layer to its sum since the last update"
         for i in self.summed:
             g = self.sites[i].weight.grad
             if g is None: continue
             t = self.grad_sum[i]
-            if t is None: self.grad_sum[i] = g.detach().clone()
-            else: t.add_(g.detach())
-            if mask: self._mask_grad(i, g)
-
-    def _mask_grad(self, i:int, g:torch.Tensor):
-        "Zero the masked entries of `g`, site `i`'s gradient; on CPU by a float copy of the mask, kept while the mask is unchanged"
-        m = self.sites[i].mask
-        if g.device.type != 'cpu' or m.shape != g.shape: mask_(g, m); return
-        cache = self._fmasks.get(i)                       # a same-dtype multiply is several times faster than by a bool mask
-        if cache is None or cache[0] is not m or cache[1] != m._version or cache[2].dtype != g.dtype:
-            cache = self._fmasks[i] = (m, m._version, m.to(g.dtype))
-        g.mul_(cache[2])
+            self.grad_sum[i] = g.detach().clone() if t is None else t.add_(g.detach())
 
     @contextmanager
     def _summed_grads(self):

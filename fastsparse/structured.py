@@ -288,8 +288,8 @@ class Chase(UnitRemovingUpdater):
         self.fractions = self._fractions()
         self.per_layer = isinstance(self.channel_sparsity, dict) or self.channel_ranking == 'layer'
         self.n_channels = sum(s.weight.shape[0] for s, ok in zip(self.sites, self.removable) if ok)
-        if not self.n_channels and any(self.fractions) if isinstance(self.channel_sparsity, dict) else \
-                not self.n_channels and self.channel_sparsity > 0:
+        cs = self.channel_sparsity
+        if not self.n_channels and (any(v > 0 for v in cs.values()) if isinstance(cs, dict) else cs > 0):
             why = self.trace_error or '; '.join(f"{l.name} {l.reason}" for l in self.links if l is not None)[:300]
             warnings.warn(f"Chase found no layer whose channels it can remove ({why}): it rewires like RigL, and "
                           "no channel goes", UserWarning)
@@ -333,8 +333,7 @@ class Chase(UnitRemovingUpdater):
 
     def _floor(self, i:int) -> int:
         "The fewest channels layer `i` keeps: `min_channels` of what its channel sparsity leaves, and at least one"
-        f = self.fractions[i] if isinstance(self.channel_sparsity, dict) else float(self.channel_sparsity)
-        return max(1, int(self.sites[i].weight.shape[0] * (1 - f) * self.min_channels))
+        return max(1, int(self.sites[i].weight.shape[0] * (1 - self.fractions[i]) * self.min_channels))
 
     def layer_targets(self, pos:float) -> list:
         "How many channels each layer has lost at `pos` when each layer loses its own share (0 where none can go)"
