@@ -11,7 +11,7 @@ def _load():
     if _state['loaded'] or _state['loading']: return
     _state['loading'] = True
     try:
-        from .cli import quiet_imports
+        from .cli.train import quiet_imports
         with quiet_imports(): api = _importlib.import_module('.all', __name__)
         globals().update({n: getattr(api, n) for n in api.__all__}, __all__=api.__all__)
         _state['loaded'] = True

@@ -1,3 +1,3 @@
-from fastsparse.cli import main
+from fastsparse.cli.train import main
 
 if __name__ == '__main__': main()

@@ -1,32 +1,18 @@
 "The whole public API of fastsparse: `from fastsparse.all import *` (or `from fastsparse import *`)."
 import importlib as _importlib
-from .core import *
-from .data import *
-from .schedule import *
-from .rewire import *
-from .callback import *
-from .recorder import *
-from .io import *
-from .flops import *
-from .train import *
-from .patterns import *
-from .prune import *
-from .oneshot import *
-from .activation import *
-from .optim import *
-from .recipes import *
-from .ste import *
-from .algorithms import *
-from .export import *
-from .structured import *
-from .granet_mest import *
-from .condensed import *
-from .condense import *
-from .grid import *
-from .distributed import *
 
-_MODULES = ('core', 'data', 'schedule', 'rewire', 'callback', 'recorder', 'io', 'flops', 'train', 'patterns', 'prune', 'oneshot', 'activation',
-            'optim', 'recipes', 'ste', 'algorithms', 'export', 'structured', 'granet_mest', 'condensed', 'condense', 'grid',
-            'distributed')
+# every module of the package, in layer order (ops -> sparsity -> core -> methods, export -> loop -> experiments)
+_MODULES = ('ops.select', 'ops.masks',
+            'sparsity.patterns', 'sparsity.distributions', 'sparsity.schedule',
+            'core.sites', 'core.hooks', 'core.sparsify', 'core.report', 'core.graph', 'core.distributed', 'core.flops',
+            'methods.scores', 'methods.rewire', 'methods.dynamic', 'methods.prune', 'methods.oneshot', 'methods.ste',
+            'methods.srigl', 'methods.chase', 'methods.granet', 'methods.mest', 'methods.activation',
+            'export.condensed', 'export.convert', 'export.condense', 'export.format', 'export.checkpoint',
+            'loop.recorder', 'loop.fastai', 'loop.flops', 'loop.optim', 'loop.checkpoint', 'loop.distributed', 'loop.api',
+            'loop.recipes', 'experiments.data', 'experiments.train', 'experiments.grid')
+_mods = [_importlib.import_module(f'fastsparse.{m}') for m in _MODULES]
 # a star import binds these names only: no submodule, and nothing that shadows a builtin or a standard-library module
-__all__ = list(dict.fromkeys(n for m in _MODULES for n in _importlib.import_module(f'fastsparse.{m}').__all__))
+__all__ = list(dict.fromkeys(n for m in _mods for n in m.__all__))
+globals().update({n: getattr(m, n) for m in _mods for n in m.__all__})
+from .cli.train import main     # `fastsparse-train` as a function, as in 0.1
+__all__.append('main')

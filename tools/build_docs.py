@@ -3,7 +3,7 @@ reference generated from the docstrings of every public symbol of `fastsparse.al
 
     python tools/build_docs.py               # execute the notebooks (2 at a time) and build _site/
     python tools/build_docs.py --reuse       # don't execute again a notebook whose notebook and package are unchanged
-    python tools/build_docs.py nbs/03_io.ipynb   # execute this notebook only, the others' pages from the last build
+    python tools/build_docs.py nbs/04e_export.checkpoint.ipynb   # execute this notebook only, the others' pages from the last build
     python tools/build_docs.py --pages-only  # execute nothing: remake the site from the last executed notebooks
     python -m http.server -d _site           # then browse http://localhost:8000
     python tools/check_docs.py               # check the built site in headless Chromium
@@ -41,7 +41,7 @@ def _flags(src):
 def _strip_directives(src): return '\n'.join(l for l in src.splitlines() if not l.startswith('#|')).strip('\n')
 
 def _slug(nb_path):
-    "core for 00_core.ipynb, as nbdev names the pages"
+    "core.sites for 02a_core.sites.ipynb, as nbdev names the pages"
     return re.sub(r'^\d+[a-z]?_', '', nb_path.stem) or nb_path.stem
 
 def _title(nb):
@@ -53,7 +53,7 @@ def _title(nb):
 
 def _package_hash():
     h = hashlib.sha256()
-    for f in sorted((root/'fastsparse').glob('*.py')): h.update(f.name.encode()); h.update(f.read_bytes())
+    for f in sorted((root/'fastsparse').rglob('*.py')): h.update(f.name.encode()); h.update(f.read_bytes())
     return h.hexdigest()
 
 # ---------------------------------------------------------------------------------------------- executing the notebooks

@@ -3,7 +3,7 @@ summary at the end (nbdev-test prints nothing until every notebook is done).
 
     python tools/test.py                     # the fast suite: cells flagged slow or cuda are skipped
     python tools/test.py --flags slow        # the slow cells too (`--flags "slow cuda"` on a machine with a GPU)
-    python tools/test.py nbs/03_io.ipynb     # some notebooks only
+    python tools/test.py nbs/04e_export.checkpoint.ipynb     # some notebooks only
 """
 import argparse, sys, time
 from concurrent.futures import ProcessPoolExecutor, as_completed
