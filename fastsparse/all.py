@@ -1,15 +1,12 @@
 "The whole public API of fastsparse: `from fastsparse.all import *` (or `from fastsparse import *`)."
-import importlib as _importlib
+import importlib as _importlib, pkgutil as _pkgutil
+from pathlib import Path as _Path
 
-# every module of the package, in layer order (ops -> sparsity -> core -> methods, export -> loop -> experiments)
-_MODULES = ('ops.select', 'ops.masks',
-            'sparsity.patterns', 'sparsity.distributions', 'sparsity.schedule',
-            'core.sites', 'core.hooks', 'core.sparsify', 'core.report', 'core.graph', 'core.distributed', 'core.flops',
-            'methods.scores', 'methods.rewire', 'methods.dynamic', 'methods.prune', 'methods.oneshot', 'methods.ste',
-            'methods.srigl', 'methods.chase', 'methods.granet', 'methods.mest', 'methods.activation',
-            'export.condensed', 'export.convert', 'export.condense', 'export.format', 'export.checkpoint',
-            'loop.recorder', 'loop.fastai', 'loop.flops', 'loop.optim', 'loop.checkpoint', 'loop.distributed', 'loop.api',
-            'loop.recipes', 'experiments.data', 'experiments.train', 'experiments.grid')
+# every module of the layered packages, in layer order; a new module is found here without being listed
+_LAYERS = ('ops', 'sparsity', 'core', 'methods', 'export', 'loop', 'experiments')
+_PRIVATE = {'ops.kernels', 'ops._numba'}       # reached through the updaters, not part of the star import
+_MODULES = tuple(f'{p}.{m.name}' for p in _LAYERS for m in _pkgutil.iter_modules([str(_Path(__file__).parent / p)])
+                 if f'{p}.{m.name}' not in _PRIVATE and not m.name.startswith('_'))
 _mods = [_importlib.import_module(f'fastsparse.{m}') for m in _MODULES]
 # a star import binds these names only: no submodule, and nothing that shadows a builtin or a standard-library module
 __all__ = list(dict.fromkeys(n for m in _mods for n in m.__all__))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse, math, re, sys, os, warnings
 from pathlib import Path
 from contextlib import contextmanager
+from ..methods.registry import METHODS as METHODS_, grid_rows, method_names
 
 # %% auto #0
 __all__ = ['METHODS', 'DISTRIBUTIONS', 'MODELS', 'DATASETS', 'GRID_METHODS', 'GRID_PRESETS', 'positive_int', 'seed',
@@ -16,21 +17,19 @@ __all__ = ['METHODS', 'DISTRIBUTIONS', 'MODELS', 'DATASETS', 'GRID_METHODS', 'GR
            'parse_args', 'quiet_imports', 'main']
 
 # %% ../../nbs/07a_cli.train.ipynb #7092b02f
-METHODS = ('dense', 'static', 'no_prune', 'random', 'magnitude', 'saliency', 'global_magnitude', 'global_saliency', 'gmp',
-           'magnitude_ste', 'random_ste', 'static_sparse', 'set', 'snfs', 'rigl', 'srigl', 'chase', 'granet', 'mest')
+METHODS = ('dense', 'static', *method_names())      # the registry's, read without torch
 DISTRIBUTIONS = ('uniform', 'first_layer_dense', 'er', 'erk')
 MODELS = ('mlp', 'lenet5', 'cnn', 'resnet18')
 DATASETS = ('digits', 'fashion-mnist')
-GRID_METHODS = ('dense', 'static (uniform)', 'static (ERK)', 'SET (ERK)', 'SNFS (ERK)', 'RigL (uniform)', 'RigL (ERK)',
-                'SRigL (ERK)', 'Chase (ERK)', 'GraNet (ERK)', 'MEST (ERK)', 'pruning (ERK)')
+GRID_METHODS = tuple(grid_rows())
 GRID_PRESETS = {            # preset -> (its dataset, what it runs)
     'smoke': ('digits', 'every method once, MLP on the digits, 2 epochs (seconds)'),
     'quick': ('fashion-mnist', 'every method once, MLP on Fashion-MNIST, 3 epochs (minutes)'),
     'cpu': ('fashion-mnist', 'MLP and LeNet-5 on Fashion-MNIST, 4 sparsities x 3 seeds (about 2.5 hours on 2 cores)'),
     'gpu': ('fashion-mnist', 'ResNet-18 on Fashion-MNIST, 4 sparsities x 3 seeds, 20 epochs (needs a CUDA GPU)')}
 
-_FIXED_MASKS = ('dense', 'static', 'static_sparse', 'magnitude_ste', 'random_ste')   # no mask update for --every to space
-_OWN_LAYER_SPARSITY = ('global_magnitude', 'global_saliency', 'magnitude_ste', 'random_ste')   # --distribution unused
+_FIXED_MASKS = ('dense', 'static', *(n for n, m in METHODS_.items() if m.fixed))   # no mask update for --every to space
+_OWN_LAYER_SPARSITY = tuple(n for n, m in METHODS_.items() if m.own_distribution)   # --distribution unused
 
 # %% ../../nbs/07a_cli.train.ipynb #21c6cf98
 def _fail(msg): raise argparse.ArgumentTypeError(msg)

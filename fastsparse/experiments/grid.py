@@ -11,16 +11,13 @@ from pathlib import Path
 import torch
 import pandas as pd
 from .train import train
+from ..methods.registry import grid_rows
 
 # %% auto #0
 __all__ = ['GRID_METHODS', 'GRID_PRESETS', 'time_left', 'run_grid', 'summarize', 'write_results', 'grid_main']
 
 # %% ../../nbs/06c_experiments.grid.ipynb #eb60c22f
-GRID_METHODS = {            # name in the table -> (fastsparse-train method, layer distribution)
-    'dense': ('dense', 'uniform'), 'static (uniform)': ('static', 'uniform'), 'static (ERK)': ('static', 'erk'),
-    'SET (ERK)': ('set', 'erk'), 'SNFS (ERK)': ('snfs', 'erk'), 'RigL (uniform)': ('rigl', 'uniform'),
-    'RigL (ERK)': ('rigl', 'erk'), 'SRigL (ERK)': ('srigl', 'erk'), 'Chase (ERK)': ('chase', 'erk'),
-    'GraNet (ERK)': ('granet', 'erk'), 'MEST (ERK)': ('mest', 'erk'), 'pruning (ERK)': ('gmp', 'erk')}
+GRID_METHODS = grid_rows()     # name in the table -> (fastsparse-train method, layer distribution): the registry's rows
 
 GRID_PRESETS = dict(
     smoke=dict(dataset='digits', models=['mlp'], sparsities=[0.9], seeds=[0], epochs={'mlp': 2}, bs=64, lr=1e-2,

@@ -15,25 +15,25 @@ from fastai.losses import CrossEntropyLossFlat
 from fastai.metrics import accuracy
 from fastai.torch_core import set_seed, default_device, rank_distrib
 from fastcore.basics import noop
-from ..sparsity.distributions import DISTRIBUTIONS
+from ..sparsity.distributions import DISTRIBUTIONS, _check_sparsity
+from ..methods.registry import get_method, method_names
 from ..sparsity.patterns import get_pattern, Unstructured
 from ..sparsity.schedule import schedule_args
 from ..core.distributed import sparse_digest
 from ..core.report import sparsity_report
-from ..sparsity.distributions import _check_sparsity
-from ..loop.api import ALGORITHMS, sparse_callback
+from ..loop.api import sparse_callback
 from ..loop.fastai import PAPER_UPDATE_INTERVALS
 from ..loop.flops import FlopsCounter
 from ..loop.recorder import SparsityRecorder
 from .data import digits_dls, fashion_mnist_dls, lenet5, lenet_300_100, resnet18_cifar, small_cnn
-import fastsparse.loop.distributed     # `Learner.ddp_ctx`
+import fastsparse.loop.distributed
 
 # %% auto #0
 __all__ = ['METHODS', 'MODELS', 'DATASETS', 'make_learner', 'train']
 
 # %% ../../nbs/06b_experiments.train.ipynb #1b632571
 _ALIASES = dict(static='static_sparse')
-METHODS = ('dense', 'static', *ALGORITHMS)
+METHODS = ('dense', 'static', *method_names())
 MODELS = dict(mlp=lenet_300_100, lenet5=lenet5, cnn=small_cnn, resnet18=resnet18_cifar)
 DATASETS = ('digits', 'fashion-mnist')
 
@@ -73,20 +73,20 @@ def train(method='rigl', sparsity:float|None=0.9, distribution='erk', dataset='d
     if kwargs: raise TypeError(f"train() got an unexpected keyword argument {next(iter(kwargs))!r}")
     _choice('method', method, METHODS); _choice('distribution', distribution, DISTRIBUTIONS)
     name, pat = _ALIASES.get(method, method), get_pattern(pattern)
-    if method != 'dense' and isinstance(pat, Unstructured) and ALGORITHMS[name].pattern:   # SRigL: constant fan-in
-        pattern = ALGORITHMS[name].pattern; pat = get_pattern(pattern)
+    if method != 'dense' and isinstance(pat, Unstructured) and get_method(name).pattern:   # SRigL: constant fan-in
+        pattern = get_method(name).pattern; pat = get_pattern(pattern)
     if pat.sparsity(None, None) is not None: sparsity = pat.sparsity(None, None)       # N:M sets the sparsity
     if method != 'dense': _check_sparsity(sparsity)
     learn = make_learner(dataset, model, bs, seed, data_path, n_train)
     if len(learn.dls.train) == 0:
         raise ValueError(f"batch size {bs} leaves no full training batch: {dataset} has {len(learn.dls.train_ds)} training "
                          f"images; give a smaller batch size (--bs)")
-    kind = ALGORITHMS[name].kind if method != 'dense' else 'dense'
-    bpu = every or PAPER_UPDATE_INTERVALS.get(name, 100)
+    kind = get_method(name).kind if method != 'dense' else 'dense'
+    bpu = every or (get_method(name).interval if kind != 'dense' else None) or 100
     fc, cbs = FlopsCounter(), []
     if kind != 'dense':
         sched = dict(dynamic=dict(every=bpu), pruning=dict(every=bpu, end=0.75), ste={})[kind]
-        dist = None if name.startswith('global_') or kind == 'ste' else distribution   # global ranking picks its own
+        dist = None if get_method(name).own_distribution else distribution   # global ranking picks its own
         cbs.append(sparse_callback(name, sparsity, pattern, dist, **sched, **(method_args or {})))   # e.g. chase's channel_sparsity
         cbs.append(SparsityRecorder())           # the history of the masks, for the JSON and `--plot`
     # a dynamic method's masks, made before fitting (the FLOPs counter sees them) by its callback: at `sparsity`, or

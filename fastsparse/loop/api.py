@@ -6,103 +6,69 @@ Docs: https://fastsparse.github.io/fastsparse/loop.api.html.md"""
 
 # %% ../../nbs/05g_loop.api.ipynb #166ef435
 from __future__ import annotations
-import difflib, math
-from dataclasses import dataclass
 from typing import Callable
 import pandas as pd
 from fastcore.basics import patch
 from fastai.learner import Learner
-from ..sparsity.patterns import ConstantFanIn, get_pattern, Unstructured
-from ..sparsity.distributions import _check_sparsity
-from ..methods.chase import Chase
-from ..methods.granet import GraNet, GraNet_presets
-from ..methods.mest import MEST, MEST_presets
-from ..methods.prune import PRUNING_ALGORITHMS
-from ..methods.scores import gradient_magnitude
-from ..methods.srigl import SRigL
-from ..methods.ste import STE_ALGORITHMS
-from .fastai import DynamicSparseTrainingCallback, PAPER_UPDATE_INTERVALS, PruningCallback, RigL_presets, SET_presets, SNFS_presets, SparseCallback, Static_presets, STECallback
-from .optim import SparseOptimizerWrapper
+from ..methods.registry import METHODS, Method, get_method, make_updater, register_method
+from ..methods.dynamic import DynamicSparseUpdater
+from ..methods.prune import PruningUpdater
+from .fastai import DynamicSparseTrainingCallback, PruningCallback, SparseCallback, STECallback
+from .optim import SparseOptimizerWrapper, sparse_optimizer
 
 # %% auto #0
-__all__ = ['ALGORITHMS', 'Algorithm', 'register_algorithm', 'register_score', 'register_dynamic', 'get_sparse_algorithm',
-           'list_algorithms', 'sparse_callback', 'sparse_optimizer']
+__all__ = ['ALGORITHMS', 'Algorithm', 'get_sparse_algorithm', 'register_algorithm', 'register_score', 'register_dynamic',
+           'list_algorithms', 'sparse_callback']
 
 # %% ../../nbs/05g_loop.api.ipynb #7d318dee
-@dataclass
-class Algorithm:
-    "A named sparse method: its kind and how to make its callback, `make(sparsity, pattern, distribution, **kwargs)`"
-    name: str
-    kind: str          # 'pruning', 'ste' or 'dynamic'
-    make: Callable
-    doc: str = ''
-    pattern: str|None = None   # the mask pattern it trains with unless told otherwise (SRigL: constant fan-in)
+ALGORITHMS = METHODS        # the registry, under its 0.1 name
+Algorithm = Method
+get_sparse_algorithm = get_method
 
-ALGORITHMS: dict = {}
+def register_algorithm(name:str, kind:str, make:Callable, doc:str='', pattern:str|None=None) -> Method:
+    "Add (or replace) the method `name` made by `make(sparsity=, pattern=, distribution=, **kwargs)`: an updater, or (as in 0.1) a callback"
+    return register_method(name, kind, make, doc, pattern=pattern, interval=None if kind == 'ste' else 100)
 
-def register_algorithm(name:str, kind:str, make:Callable, doc:str='', pattern:str|None=None) -> Algorithm:
-    "Add (or replace) the algorithm `name` in `ALGORITHMS`"
-    if kind not in ('pruning', 'ste', 'dynamic'): raise ValueError(f"kind must be 'pruning', 'ste' or 'dynamic'; got {kind!r}")
-    ALGORITHMS[name] = alg = Algorithm(name, kind, make, doc, pattern)
-    return alg
+def register_score(name:str, score, distribution=None, doc:str='') -> Method:
+    "A pruning method from one score function `score(param, opt)` (or a pruning method's name)"
+    return register_method(name, 'pruning', PruningUpdater, doc or (score.__doc__ if callable(score) else '') or '',
+                           interval=100, score=score, **({} if distribution is None else dict(distribution=distribution)))
 
-def register_score(name:str, score, distribution=None, doc:str='') -> Algorithm:
-    "A pruning algorithm from one score function `score(param, opt)` (or a pruning algorithm's name)"
-    def make(sparsity, pattern, dist=None, **kw): return PruningCallback(sparsity, score, pattern, dist or distribution, **kw)
-    return register_algorithm(name, 'pruning', make, doc or (score.__doc__ if callable(score) else '') or '')
-
-def register_dynamic(name:str, presets:dict, doc:str='') -> Algorithm:
-    "A dynamic sparse training algorithm from callback presets (e.g. a `grow_score_f`)"
-    def make(sparsity, pattern, distribution=None, **kw):
-        if not {'every', 'batches_per_update', 'schedule'} & set(kw): kw['every'] = PAPER_UPDATE_INTERVALS.get(name, 100)
-        return DynamicSparseTrainingCallback(**{**presets, **kw}, sparsity=sparsity, pattern=pattern,
-                                             distribution=distribution or 'uniform')
-    return register_algorithm(name, 'dynamic', make, doc)
-
-def _ste(name):
-    def make(sparsity, pattern, distribution=None, **kw):
-        if distribution not in (None, 'uniform'): raise ValueError(f"{name} prunes every layer alike: use distribution='uniform'")
-        return STECallback(sparsity, name, pattern, **kw)
-    return make
-
-_DOCS = dict(no_prune='dense training through the same machinery (a baseline)', random='random scores',
-             magnitude='|w|, gradual (cubic ramp)', saliency='|w * dL/dw|, gradual', global_magnitude='|w| ranked across layers',
-             global_saliency='|w * dL/dw| ranked across layers')
-for _n in PRUNING_ALGORITHMS: register_score(_n, _n, doc=_DOCS[_n])   # each name carries its score and distribution
-register_score('gmp', 'magnitude', doc="gradual magnitude pruning, Zhu & Gupta's cubic ramp")
-for _n in STE_ALGORITHMS: register_algorithm(_n, 'ste', _ste(_n), f"straight-through {_n[:-4]} masks")
-register_dynamic('static_sparse', Static_presets, 'fixed random masks')
-register_dynamic('set', SET_presets, 'SET: drop by |w|, grow at random')
-register_dynamic('snfs', SNFS_presets, 'SNFS: grow by momentum, redistribute across layers')
-register_dynamic('rigl', RigL_presets, 'RigL: drop by |w|, grow by |gradient|')
-
-def get_sparse_algorithm(name:str) -> Algorithm:
-    "The registered algorithm `name` (a clear error listing the names otherwise)"
-    if isinstance(name, Algorithm): return name
-    if name not in ALGORITHMS:
-        close = difflib.get_close_matches(str(name), list(ALGORITHMS), n=1)
-        raise ValueError(f"unknown sparse algorithm {name!r}" + (f" (did you mean {close[0]!r}?)" if close else "") +
-                         f"; the registry has: {', '.join(ALGORITHMS)}")
-    return ALGORITHMS[name]
+def register_dynamic(name:str, presets:dict, doc:str='') -> Method:
+    "A dynamic sparse training method from `DynamicSparseTrainingCallback` presets (an `updater` class, a `grow_score_f`, ...)"
+    p = dict(presets)
+    cls = p.pop('updater', None) or DynamicSparseUpdater
+    return register_method(name, 'dynamic', cls, doc, interval=100, **p)
 
 def list_algorithms() -> pd.DataFrame:
     "The registry as a table: name, kind, description"
-    return pd.DataFrame([dict(name=a.name, kind=a.kind, description=a.doc) for a in ALGORITHMS.values()])
+    return pd.DataFrame([dict(name=m.name, kind=m.kind, description=m.doc) for m in METHODS.values()])
 
 # %% ../../nbs/05g_loop.api.ipynb #18148345
-def sparse_callback(algorithm:str, sparsity:float|None=None, pattern='unstructured', distribution=None, **kwargs):
-    "The fastai callback of `algorithm` (a registry name) at `sparsity`, with a pattern, distribution and schedule"
-    return get_sparse_algorithm(algorithm).make(sparsity, pattern, distribution, **kwargs)
+def sparse_callback(algorithm:str, sparsity:float|None=None, pattern=None, distribution=None, **kwargs):
+    "The fastai callback of the registered method `algorithm` at `sparsity`, with a pattern, distribution, schedule and its options"
+    m = get_method(algorithm)
+    if m.kind == 'ste' and isinstance(m.target, str):
+        if distribution not in (None, 'uniform'): raise ValueError(f"{m.name} prunes every layer alike: use distribution='uniform'")
+        cb = STECallback(sparsity, m.name, 'unstructured' if pattern is None else pattern, **kwargs)
+    else:
+        show = kwargs.pop('show_report', False)
+        u = make_updater(m, sparsity, pattern, distribution, **kwargs)    # its constructor checks every argument
+        if isinstance(u, (SparseCallback, STECallback)): cb = u           # a 0.1-style `make` that returns a callback
+        elif isinstance(u, DynamicSparseUpdater): cb = DynamicSparseTrainingCallback(updater=u, show_report=show)
+        elif isinstance(u, PruningUpdater): cb = PruningCallback(updater=u)
+        else: cb = SparseCallback(u)
+    cb.algorithm = m.name
+    return cb
 
 def _method_name(cb) -> str: return cb.algorithm if isinstance(getattr(cb, 'algorithm', None), str) else type(cb).__name__
 
 @patch
-def sparsify(self:Learner, algorithm:str, sparsity:float|None=None, pattern='unstructured', distribution=None,
+def sparsify(self:Learner, algorithm:str, sparsity:float|None=None, pattern=None, distribution=None,
              replace:bool=False, **kwargs):
     """Add the callback of the sparse `algorithm` to this learner (for every later `fit`); returns the learner. A learner
     has one sparse method at a time: `replace=True` swaps the one it has for this one"""
     cb = sparse_callback(algorithm, sparsity, pattern, distribution, **kwargs)     # checks the arguments first
-    cb.algorithm = get_sparse_algorithm(algorithm).name
     old = [c for c in self.cbs if isinstance(c, (SparseCallback, STECallback))]
     if old and not replace:
         raise ValueError(f"this learner already has a sparse method ({_method_name(old[0])}), and two would fight over "
@@ -110,98 +76,3 @@ def sparsify(self:Learner, algorithm:str, sparsity:float|None=None, pattern='uns
                          "done stay in the model), or give each method a fresh Learner")
     self.remove_cbs(old)
     return self.add_cb(cb)
-
-def sparse_optimizer(algorithm:str, model, opt, sparsity:float|None=None, pattern='unstructured', distribution=None,
-                     total_steps:int|None=None, **kwargs) -> SparseOptimizerWrapper:
-    "Wrap the PyTorch optimizer `opt` of `model` so that its steps run `algorithm`, for a hand-written loop"
-    return SparseOptimizerWrapper(model, opt, sparse_callback(algorithm, sparsity, pattern, distribution, **kwargs),
-                                  total_steps)
-
-# %% ../../nbs/05g_loop.api.ipynb #99721326
-# each method's own arguments: a number's (lo, hi) range, or the set of words it takes
-_STRUCTURED_OPTIONS = dict(srigl=dict(gamma_sal=(0., 1.)), chase=dict(channel_sparsity=(0., 0.99), channel_end=(1e-9, 1.),
-                                                                    min_channels=(0., 1.), channel_ranking={'global', 'layer'}))
-
-def _check_option(name, k, v, allowed):
-    "`v` checked against `allowed` (a range or a set of words): the value to set (Chase's channel_sparsity: a dict too)"
-    if k == 'channel_sparsity' and isinstance(v, dict):      # {layer name: its own fraction}
-        return {str(n): _check_option(name, f"{k}[{n!r}]", f, allowed) for n, f in v.items()}
-    if isinstance(allowed, set):
-        if v not in allowed: raise ValueError(f"{name}: {k} must be one of {', '.join(map(repr, sorted(allowed)))}; got {v!r}")
-        return v
-    lo, hi = allowed
-    try: ok = not isinstance(v, (bool, str)) and lo <= float(v) <= hi
-    except (TypeError, ValueError): ok = False
-    if not ok: raise ValueError(f"{name}: {k} must be a number in [{lo:g}, {hi:g}]; got {v!r}")
-    return float(v)
-
-def _structured_make(name, updater, pattern_needed):
-    opts = _STRUCTURED_OPTIONS[name]
-    def make(sparsity, pattern, distribution=None, **kw):
-        given = {k: _check_option(name, k, kw.pop(k), opts[k]) for k in list(kw) if k in opts}
-        no_abl = kw.pop('no_ablation', None) if name == 'srigl' else None
-        pat = get_pattern(pattern)
-        if pattern_needed is ConstantFanIn:
-            if isinstance(pat, Unstructured): pattern = 'constant_fan_in'
-            elif not isinstance(pat, ConstantFanIn):
-                raise ValueError(f"srigl keeps a constant fan-in: it trains with pattern='constant_fan_in'; got pattern={str(pat)!r}")
-        elif not isinstance(pat, Unstructured):
-            raise ValueError(f"{name} rewires single weights and removes whole channels itself: use the unstructured "
-                             f"pattern; got pattern={str(pat)!r}")
-        if not {'every', 'batches_per_update', 'schedule'} & set(kw): kw['every'] = PAPER_UPDATE_INTERVALS.get(name, 100)
-        cb = DynamicSparseTrainingCallback(**{**RigL_presets, 'updater': updater, **kw}, sparsity=sparsity,
-                                           pattern=pattern if name == 'srigl' else None, distribution=distribution or 'uniform')
-        for k, v in given.items(): setattr(cb.updater, k, v)
-        if no_abl is not None: cb.updater.no_ablation = list(no_abl)
-        return cb
-    return make
-
-register_algorithm('srigl', 'dynamic', _structured_make('srigl', SRigL, ConstantFanIn),
-                   'SRigL: RigL under constant fan-in, ablating units with few salient weights', pattern='constant_fan_in')
-register_algorithm('chase', 'dynamic', _structured_make('chase', Chase, Unstructured),
-                   'Chase: RigL while the channels of lowest mean magnitude are removed (to 30%)')
-
-# %% ../../nbs/05g_loop.api.ipynb #3b2e4a35
-def _number(method:str, name:str, v, lo:float, hi:float=math.inf, lo_open:bool=False, why:str='') -> float:
-    "`v` as a float in [lo, hi] (`(lo, hi]` where `lo_open`), or an error naming the method and the argument"
-    try: x = float(v); ok = not isinstance(v, bool) and math.isfinite(x) and (lo < x if lo_open else lo <= x) and x <= hi
-    except (TypeError, ValueError): ok = False
-    if not ok:
-        span = f"{'(' if lo_open else '['}{lo:g}, {hi:g}]" if hi < math.inf else f"{'>' if lo_open else '>='} {lo:g}"
-        raise ValueError(f"{method}: {name} must be a number {'in ' if hi < math.inf else ''}{span}{why}; got {v!r}")
-    return x
-
-def _granet_make(sparsity, pattern, distribution=None, initial_sparsity=GraNet.initial_sparsity,
-                 prune_end=GraNet.prune_end, global_pruning=GraNet.global_pruning, **kw):
-    sparsity = _check_sparsity(sparsity)
-    s0 = _number('granet', 'initial_sparsity', initial_sparsity, 0., sparsity,
-                 why=f" (GraNet prunes from it to the target sparsity {sparsity:g}, so it is at most the target)")
-    end = _number('granet', 'prune_end', prune_end, 0., 1., lo_open=True, why=" (a fraction of the update window)")
-    if not isinstance(global_pruning, bool):
-        raise ValueError(f"granet: global_pruning is True (rank |w| across layers) or False (each layer); got {global_pruning!r}")
-    pat = get_pattern(pattern)
-    if not isinstance(pat, Unstructured):
-        raise ValueError(f"granet prunes and regrows single weights: use the unstructured pattern; got pattern={str(pat)!r}")
-    if not {'every', 'batches_per_update', 'schedule'} & set(kw): kw['every'] = PAPER_UPDATE_INTERVALS.get('granet', 100)
-    cb = DynamicSparseTrainingCallback(**{**GraNet_presets, **kw}, sparsity=s0, distribution=distribution or 'uniform')
-    u = cb.updater                               # the callback makes the masks at s0; the updater prunes to `sparsity`
-    u.sparsity, u.initial_sparsity, u.prune_end = sparsity, s0, end
-    u.global_pruning, u.distribution = global_pruning, cb.distribution
-    return cb
-
-_MEST_GROWTH = dict(random=None, gradient=gradient_magnitude)   # None: the updater's own (random)
-
-def _mest_make(sparsity, pattern, distribution=None, lam=MEST.lam, grow='random', **kw):
-    lam = _number('mest', 'lam', lam, 0., why=", the weight of |dL/dw| in the keep score")
-    if not isinstance(grow, str) or grow not in _MEST_GROWTH:
-        raise ValueError(f"mest: grow is 'random' (the paper's) or 'gradient' (RigL's); got {grow!r}")
-    if _MEST_GROWTH[grow] is not None: kw.setdefault('grow_score_f', _MEST_GROWTH[grow])
-    if not {'every', 'batches_per_update', 'schedule'} & set(kw): kw['every'] = PAPER_UPDATE_INTERVALS.get('mest', 100)
-    cb = DynamicSparseTrainingCallback(**{**MEST_presets, **kw}, sparsity=sparsity, pattern=pattern,
-                                       distribution=distribution or 'uniform')
-    cb.updater.lam = lam
-    return cb
-
-register_algorithm('granet', 'dynamic', _granet_make,
-                   'GraNet: prune |w| across layers on a cubic ramp (from 50%), regrow by |gradient| at each update')
-register_algorithm('mest', 'dynamic', _mest_make, 'MEST: drop by |w| + |gradient|, grow at random, drop fraction in steps')

@@ -10,6 +10,7 @@ import torch.nn as nn
 from fastai.callback.core import Callback, CancelStepException
 from fastai.callback.training import GradientClip
 from fastcore.basics import listify
+import fastai.callback.schedule
 from ..sparsity.distributions import get_distribution
 from ..sparsity.patterns import get_pattern
 from ..sparsity.schedule import cosine_decay, epochs, MaskSchedule, schedule_args
@@ -17,11 +18,10 @@ from ..core.hooks import remove_sparse_hooks
 from ..core.report import sparsity_report
 from ..core.sites import masked_sites
 from ..core.sparsify import sparsify_model, unsparsify_model
-from ..methods.dynamic import DynamicSparseUpdater, RigL, SET, SNFS
+from ..methods.dynamic import DynamicSparseUpdater, RigL, SET, SNFS, dynamic_updater
 from ..methods.prune import polynomial_sparsity, PruningUpdater
 from ..methods.ste import is_ste, STE_ALGORITHMS, ste_finalize, ste_sparsify, _ste_args
 from .recorder import SparsityRecorder
-import fastai.callback.schedule     # `Learner.fit_one_cycle`, which the examples of every method use
 
 # %% auto #0
 __all__ = ['SET_presets', 'SNFS_presets', 'RigL_presets', 'Static_presets', 'PAPER_UPDATE_INTERVALS', 'SparseCallback',
@@ -48,11 +48,14 @@ class SparseCallback(Callback):
             return getattr(self, event_name)() if self.run else None
         if event_name in self._handled: return super().__call__(event_name)
 
+    def __init__(self, updater=None):
+        if updater is not None: self.updater = updater
     def sparsify(self, model:nn.Module):
-        "Override to sparsify an unmasked `model` before training; return the hooks made, if any"
+        "Sparsify an unmasked `model` before training, as the updater says; return the hooks made, if any"
+        return self.updater.sparsify(model)
     def select_sites(self, sites:list) -> list:
-        "Override to choose which masked weights the updater works on"
-        return sites
+        "The masked weights the updater works on"
+        return self.updater.select_sites(sites)
 
     def before_fit(self):
         self.hooks = self.sparsify(self.learn.model)
@@ -93,61 +96,36 @@ class DynamicSparseTrainingCallback(SparseCallback):
     def __init__(self,
                  sparse_modules=None,            # modules to rewire (default: every masked weight of the model)
                  every=None,                      # optimizer steps between updates, or `epochs(k)` (default: `epochs(1)`)
-                 initial_drop_grow_pct:float=0.3, # fraction of active weights dropped and regrown at the start
+                 initial_drop_grow_pct:float|None=None, # fraction of active weights dropped and regrown at the start (default: the updater's, 0.3)
                  end=None,                        # when masks stop changing: a fraction of training (default 0.75), `steps(n)`, `epochs(n)`
                  keep_score_f=None,               # `f(param, opt)`: which active weights to keep (default: |w|)
                  grow_score_f=None,               # `f(param, opt)`: which inactive weights to grow (default: the updater's)
                  redistribute_f=None,             # `f(param, mask, opt) -> float`: layer shares of the regrowth
-                 drop_grow_sched=cosine_decay,       # `f(start, end, pos)`: the drop fraction over the schedule's window
+                 drop_grow_sched=None,            # `f(start, end, pos)`: the drop fraction over the window (default: `cosine_decay`)
                  mask_grads:bool|None=None,       # mask gradients before the optimizer (default: unless scores read momentum)
                  show_report:bool=False,          # print the sparsity report after fitting
                  pattern=None,                    # mask pattern kept by every update (default: the one in each weight's record)
                  sparsity:float|None=None,        # sparsify an unmasked model at this sparsity before fitting
-                 distribution='uniform',          # its layer sparsities: a name in `DISTRIBUTIONS` or `f(params, sparsity)`
+                 distribution=None,               # its layer sparsities: a name in `DISTRIBUTIONS` or `f(params, sparsity)` (default: uniform)
                  skip_gradients:bool|None=None,   # skip the optimizer step on mask-update steps (default: the updater's)
                  reset_state:bool|None=None,      # zero the optimizer state of dropped and grown weights (default: unless `mask_grads=False`)
                  growth_gradient:str|None=None,   # 'step' or 'interval': the gradient growth reads (default: the updater's; RigL 'interval')
                  start=None,                      # when masks start changing (default: 0, the first step)
                  schedule:MaskSchedule|None=None, # the whole schedule at once, instead of `every`, `start` and `end`
                  updater=None,                    # a `DynamicSparseUpdater` subclass (default: RigL's scores) or instance
-                 **kwargs):                       # `batches_per_update`, `stop_pct`: deprecated names of `every`, `end`
-        given = schedule_args(type(self).__name__, kwargs, every=every, start=start, end=end)
-        if kwargs: raise TypeError(f"{type(self).__name__} got an unexpected keyword argument {next(iter(kwargs))!r}")
-        if schedule is not None and given:
-            raise ValueError(f"give either schedule= or {', '.join(given)}, not both")
-        if schedule is None:
-            schedule = MaskSchedule(**{'every': epochs(1), 'end': 0.75, **given})
-        if pattern is not None:
-            pattern = get_pattern(pattern)
-            if sparsity is None: sparsity = pattern.sparsity(None, None)    # N:M: the pattern sets the sparsity
-        if sparsity is not None: distribution = get_distribution(distribution)
-        if isinstance(updater, DynamicSparseUpdater): self.updater = updater
-        else:
-            cls = DynamicSparseUpdater if updater is None else updater
-            if not (isinstance(cls, type) and issubclass(cls, DynamicSparseUpdater)):
-                raise TypeError(f"updater must be a DynamicSparseUpdater subclass or instance (SET, SNFS, RigL, ...); got {updater!r}")
-            self.updater = cls(schedule, initial_drop_grow_pct, drop_grow_sched, keep_score_f, grow_score_f, redistribute_f,
-                               mask_grads, pattern, skip_gradients, reset_state, growth_gradient)
-        self.sparse_modules, self.show_report, self.sparsity, self.distribution = sparse_modules, show_report, sparsity, distribution
-        self.pattern = pattern
-
-    def sparsify(self, model):
-        if self.sparsity is not None and not masked_sites(model):
-            return sparsify_model(model, self.sparsity, self.distribution, pattern=self.pattern)
-
-    def select_sites(self, sites):
-        if self.sparse_modules is not None:
-            mods = {id(m) for m in listify(self.sparse_modules)}
-            sites = [s for s in sites if id(s.owner) in mods or any(id(u) in mods for u in s.users)]
-        if not sites:
-            raise ValueError("DynamicSparseTrainingCallback found no masked weights: call "
-                             "`sparsify_model(learn.model, model_sparsity)` before fitting")
-        return sites
-
+                 **kwargs):                       # `batches_per_update`, `stop_pct`: deprecated names of `every`, `end`; a subclass's options
+        given = schedule_args(type(self).__name__, kwargs, every=every, start=start, end=end)   # the deprecated names too
+        every, start, end = given.get('every'), given.get('start'), given.get('end')
+        args = dict(sparse_modules=sparse_modules, every=every, initial_drop_grow_pct=initial_drop_grow_pct, end=end,
+                    keep_score_f=keep_score_f, grow_score_f=grow_score_f, redistribute_f=redistribute_f,
+                    drop_grow_sched=drop_grow_sched, mask_grads=mask_grads, pattern=pattern, sparsity=sparsity,
+                    distribution=distribution, skip_gradients=skip_gradients, reset_state=reset_state,
+                    growth_gradient=growth_gradient, start=start, schedule=schedule)
+        self.updater = dynamic_updater(updater, **{k: v for k, v in args.items() if v is not None}, **kwargs)
+        self.show_report = show_report
     def after_fit(self):
         super().after_fit()
         if self.show_report: print(sparsity_report(self.learn.model).to_string(index=False))
-
     @property
     def pending(self) -> bool: "Whether the next optimizer step updates the masks"; return self.updater.pending
     @property
@@ -166,18 +144,12 @@ PAPER_UPDATE_INTERVALS = dict(set=100, snfs=100, rigl=100)
 # %% ../../nbs/05a_loop.fastai.ipynb #0c9af1d9
 class PruningCallback(SparseCallback):
     "Prune gradually during training: a polynomial ramp of sparsity, with any score, pattern and distribution"
-    def __init__(self, sparsity:float|None=None, score='magnitude', pattern='unstructured', distribution=None,
+    def __init__(self, sparsity:float|None=None, score='magnitude', pattern=None, distribution=None,
                  initial_sparsity:float=0., every=None, start=None, end=None, sched=polynomial_sparsity, exclude=(),
-                 skip_gradients:bool=False, schedule:MaskSchedule|None=None, **kwargs):
-        given = schedule_args(type(self).__name__, kwargs, every=every, start=start, end=end)
-        if kwargs: raise TypeError(f"{type(self).__name__} got an unexpected keyword argument {next(iter(kwargs))!r}")
-        if schedule is not None and given: raise ValueError(f"give either schedule= or {', '.join(given)}, not both")
-        if schedule is None: schedule = MaskSchedule(**{'every': 100, 'end': 0.75, **given})
+                 skip_gradients:bool=False, schedule:MaskSchedule|None=None, updater:PruningUpdater|None=None, **kwargs):
+        if updater is not None: self.updater = updater; return          # made already (by `sparse_callback`)
         self.updater = PruningUpdater(sparsity, score, pattern, distribution, initial_sparsity, sched, exclude, schedule,
-                                      skip_gradients)
-
-    def sparsify(self, model):
-        if not masked_sites(model): return sparsify_model(model, 0.)
+                                      skip_gradients, every=every, start=start, end=end, **kwargs)
 
 # %% ../../nbs/05a_loop.fastai.ipynb #a26d6cf6
 class STECallback(Callback):

@@ -8,12 +8,13 @@ Docs: https://fastsparse.github.io/fastsparse/loop.optim.html.md"""
 from __future__ import annotations
 import torch.nn as nn
 from ..core.sites import masked_sites
-from ..methods.dynamic import SparseUpdater
-from .fastai import DynamicSparseTrainingCallback, PruningCallback, SparseCallback
-from .recorder import SparsityHistory
+from ..methods.dynamic import SparseUpdater, dynamic_updater
+from ..methods.prune import PruningUpdater
+from ..methods.registry import make_updater
+from .history import SparsityHistory
 
 # %% auto #0
-__all__ = ['SparseOptimizerWrapper', 'DynamicSparseTrainingOptimizerWrapper', 'PruningOptimizerWrapper']
+__all__ = ['SparseOptimizerWrapper', 'DynamicSparseTrainingOptimizerWrapper', 'PruningOptimizerWrapper', 'sparse_optimizer']
 
 # %% ../../nbs/05d_loop.optim.ipynb #622f8e97
 class SparseOptimizerWrapper:
@@ -21,16 +22,17 @@ class SparseOptimizerWrapper:
     def __init__(self, model:nn.Module, opt, method, total_steps:int|None=None, n_epoch:int=1, record:bool=True):
         if total_steps is not None and (isinstance(total_steps, bool) or not isinstance(total_steps, int) or total_steps < 1):
             raise ValueError(f"total_steps must be a positive integer (the optimizer steps of the whole run); got {total_steps!r}")
-        cb = method if isinstance(method, SparseCallback) else None
-        updater = cb.updater if cb is not None else method
+        cb = None if isinstance(method, SparseUpdater) else method    # a fastai callback that drives an updater, if given
+        updater = getattr(cb, 'updater', None) if cb is not None else method
         if not isinstance(updater, SparseUpdater):
             raise TypeError(f"{type(method).__name__} is not a fastsparse updater or a callback that drives one (a "
                             "DynamicSparseTrainingCallback or PruningCallback); for straight-through methods call "
                             "`ste_sparsify(model, sparsity)` before training and `ste_finalize(model)` after")
         self.model, self.opt, self.updater, self.total_steps, self.taken = model, opt, updater, total_steps, 0
-        self.cb = cb                                  # the callback given, if any (its arguments, its sparsify)
-        self.hooks = cb.sparsify(model) if cb is not None else None
-        sites = cb.select_sites(masked_sites(model)) if cb is not None else None
+        self.cb = cb
+        src = cb if cb is not None else updater       # which weights and how to sparsify: the callback's (a subclass may override)
+        self.hooks = src.sparsify(model)
+        sites = src.select_sites(masked_sites(model))
         updater.start(model, opt, n_epoch=n_epoch, total_steps=total_steps, sites=sites)
         self.n_epoch, self.pct, self.epochs_done = n_epoch, 0., 0
         self.history = SparsityHistory(model, [updater]) if record else None   # the same record as `SparsityRecorder`
@@ -88,9 +90,16 @@ class DynamicSparseTrainingOptimizerWrapper(SparseOptimizerWrapper):
         if not masked_sites(model) and kwargs.get('sparsity') is None:
             raise ValueError("the model has no masks: call `sparsify_model(model, model_sparsity)` before wrapping its "
                              "optimizer, or pass sparsity=")
-        super().__init__(model, opt, DynamicSparseTrainingCallback(**kwargs), total_steps)
+        kwargs.pop('show_report', None)               # the callback's: a plain loop shows `sparsity_report(model)` itself
+        super().__init__(model, opt, dynamic_updater(**kwargs), total_steps)
 
 class PruningOptimizerWrapper(SparseOptimizerWrapper):
     "Wrap a PyTorch optimizer so that its steps also prune the model gradually (any score, pattern, distribution)"
     def __init__(self, model:nn.Module, opt, total_steps:int|None=None, **kwargs):
-        super().__init__(model, opt, PruningCallback(**kwargs), total_steps)
+        super().__init__(model, opt, PruningUpdater(**kwargs), total_steps)
+
+# %% ../../nbs/05d_loop.optim.ipynb #ca9d167a
+def sparse_optimizer(algorithm:str, model, opt, sparsity:float|None=None, pattern=None, distribution=None,
+                     total_steps:int|None=None, **kwargs) -> SparseOptimizerWrapper:
+    "Wrap the PyTorch optimizer `opt` of `model` so that its steps run the registered method `algorithm`, for a hand-written loop"
+    return SparseOptimizerWrapper(model, opt, make_updater(algorithm, sparsity, pattern, distribution, **kwargs), total_steps)

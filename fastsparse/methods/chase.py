@@ -10,9 +10,9 @@ import math, warnings
 import torch
 from ..ops.masks import mask_
 from ..ops.select import top_k_mask
-from ..sparsity.patterns import Unstructured, _below
+from ..sparsity.patterns import get_pattern, Unstructured, _below
 from ..core.report import record_update
-from .dynamic import _check_score
+from .dynamic import _check_option, _check_score
 from .rewire import zero_opt_state_, _pattern_road
 from .srigl import ablate_units_, UnitRemovingUpdater, _rows
 
@@ -30,6 +30,17 @@ class Chase(UnitRemovingUpdater):
     channel_end = 0.8           # the ramp reaches channel_sparsity at this fraction of the update window
     min_channels = 0.5          # beta: every layer keeps at least min_channels * (1 - channel_sparsity) of its channels
     channel_ranking = 'global'  # 'global': lowest UMM across the layers (the paper); 'layer': each layer loses its share
+    _OPTIONS = dict(channel_sparsity=(0., 0.99), channel_end=(1e-9, 1.), min_channels=(0., 1.), channel_ranking={'global', 'layer'})
+    def __init__(self, *args, channel_sparsity=None, channel_end=None, min_channels=None, channel_ranking=None, pattern=None,
+                 **kwargs):
+        if pattern is not None and not isinstance(get_pattern(pattern), Unstructured):
+            raise ValueError(f"chase rewires single weights and removes whole channels itself: use the unstructured "
+                             f"pattern; got pattern={str(get_pattern(pattern))!r}")
+        super().__init__(*args, **kwargs)                  # pattern None: the masks' records say (unstructured)
+        given = dict(channel_sparsity=channel_sparsity, channel_end=channel_end, min_channels=min_channels,
+                     channel_ranking=channel_ranking)
+        for k, v in given.items():
+            if v is not None: setattr(self, k, _check_option('chase', k, v, self._OPTIONS[k]))
 
     def setup(self):
         cs = self.channel_sparsity

@@ -12,29 +12,61 @@ from contextlib import contextmanager
 from functools import partial
 import torch.nn as nn, torch
 import numpy as np
+from fastcore.basics import listify
 from ..sparsity.patterns import get_pattern, Unstructured
-from ..sparsity.schedule import MaskSchedule, cosine_decay
+from ..sparsity.schedule import MaskSchedule, cosine_decay, epochs, schedule_args
 from ..core.distributed import sync_sites_
 from ..core.hooks import set_dense_grads
 from ..core.report import mask_markers, zero_preserving
 from ..core.sites import masked_sites
-from ..core.sparsify import apply_masks, mask_grads_
+from ..core.sparsify import apply_masks, mask_grads_, sparsify_model
 from .rewire import allocate, choose_road, finite_grads, momentum_redistribution, zero_opt_state_, _index_road, _kernel_road, _pattern_road, _warn_skipped
 from .scores import gradient_magnitude, gradient_momentum, random_score, score_needs, weight_magnitude
 from ..ops import kernels
+from ..sparsity.distributions import get_distribution, _check_sparsity
 
 # %% auto #0
-__all__ = ['SparseUpdater', 'DynamicSparseUpdater', 'SET', 'RigL', 'SNFS']
+__all__ = ['SparseUpdater', 'DynamicSparseUpdater', 'SET', 'RigL', 'SNFS', 'dynamic_updater']
 
 # %% ../../nbs/03c_methods.dynamic.ipynb #5c702805
 class SparseUpdater:
     "The schedule, the place in it, and the calls every driver makes: the base of every method that changes masks while training"
     skip_gradients = False      # skip the optimizer step of each update step (`None` in `__init__`: the class's value)
-    def __init__(self, schedule:MaskSchedule|None=None, skip_gradients:bool|None=None):
-        self.schedule = MaskSchedule() if schedule is None else schedule
+    default_schedule = {}       # the `MaskSchedule` arguments when no schedule is given (`every`, `start`, `end` win)
+    default_pattern = None      # the pattern of the masks it makes for a model without masks (None: unstructured)
+    def __init__(self, schedule:MaskSchedule|None=None, skip_gradients:bool|None=None, *,
+                 sparsity:float|None=None,     # make masks at this sparsity for a model that has none, when training starts
+                 distribution=None,            # their layer sparsities: a name in `DISTRIBUTIONS`, `f(params, sparsity)` or a dict
+                 sparse_modules=None,          # the modules whose masked weights it works on (default: every masked weight)
+                 every=None, start=None, end=None,   # the schedule, instead of `schedule`
+                 **kwargs):                    # the schedule's deprecated names (`batches_per_update`, `stop_pct`, ...)
+        given = schedule_args(type(self).__name__, kwargs, every=every, start=start, end=end)
+        if kwargs: raise TypeError(f"{type(self).__name__} got an unexpected keyword argument {next(iter(kwargs))!r}")
+        if schedule is not None and given: raise ValueError(f"give either schedule= or {', '.join(given)}, not both")
+        self.schedule = MaskSchedule(**{**self.default_schedule, **given}) if schedule is None else schedule
         if skip_gradients is not None: self.skip_gradients = bool(skip_gradients)
+        if sparsity is not None:
+            sparsity = _check_sparsity(sparsity)
+            distribution = get_distribution('uniform' if distribution is None else distribution)
+        self.sparsity, self.distribution, self.sparse_modules = sparsity, distribution, sparse_modules
         self.sites, self.opt, self.pct = [], None, 0.
         self._reset()
+
+    # --- before training: which weights ---
+    def sparsify(self, model:nn.Module):
+        "Make masks for `model` if it has none and this updater was given a sparsity; return their hooks, if any"
+        if self.sparsity is not None and not masked_sites(model):
+            return sparsify_model(model, self.sparsity, self.distribution, pattern=getattr(self, 'pattern', None) or self.default_pattern)
+
+    def select_sites(self, sites:list) -> list:
+        "The masked weights it works on: those of `sparse_modules`, or all"
+        if self.sparse_modules is not None:
+            mods = {id(m) for m in listify(self.sparse_modules)}
+            sites = [s for s in sites if id(s.owner) in mods or any(id(u) in mods for u in s.users)]
+        if not sites:
+            raise ValueError(f"{type(self).__name__} found no masked weights: call `sparsify_model(model, model_sparsity)` "
+                             "before training, or give the method a sparsity")
+        return sites
 
     def _reset(self):
         self.n_steps = self.n_updates = self.n_skipped = self.epochs_done = 0
@@ -173,6 +205,28 @@ def _check_fraction(name, v, lo_open=False):
     if not ok: raise ValueError(f"{name} must be a number in {'(0, 1]' if lo_open else '[0, 1]'}; got {v!r}")
     return float(v)
 
+def _number(method:str, name:str, v, lo:float, hi:float=math.inf, lo_open:bool=False, why:str='') -> float:
+    "`v` as a float in [lo, hi] (`(lo, hi]` where `lo_open`), or an error naming the method and the argument"
+    try: x = float(v); ok = not isinstance(v, bool) and math.isfinite(x) and (lo < x if lo_open else lo <= x) and x <= hi
+    except (TypeError, ValueError): ok = False
+    if not ok:
+        span = f"{'(' if lo_open else '['}{lo:g}, {hi:g}]" if hi < math.inf else f"{'>' if lo_open else '>='} {lo:g}"
+        raise ValueError(f"{method}: {name} must be a number {'in ' if hi < math.inf else ''}{span}{why}; got {v!r}")
+    return x
+
+def _check_option(method:str, k:str, v, allowed):
+    "`v` checked against `allowed` (a `(lo, hi)` range or a set of words) when a method is made; a dict checks each value"
+    if isinstance(v, dict) and not isinstance(allowed, set):          # {layer name: its own value}
+        return {str(n): _check_option(method, f"{k}[{n!r}]", f, allowed) for n, f in v.items()}
+    if isinstance(allowed, set):
+        if v not in allowed: raise ValueError(f"{method}: {k} must be one of {', '.join(map(repr, sorted(allowed)))}; got {v!r}")
+        return v
+    lo, hi = allowed
+    try: ok = not isinstance(v, (bool, str)) and lo <= float(v) <= hi
+    except (TypeError, ValueError): ok = False
+    if not ok: raise ValueError(f"{method}: {k} must be a number in [{lo:g}, {hi:g}]; got {v!r}")
+    return float(v)
+
 # %% ../../nbs/03c_methods.dynamic.ipynb #f07562fc
 class DynamicSparseUpdater(SparseUpdater):
     "Drop the active weights with the lowest `keep_score`, grow as many with the highest `grow_score`, on a schedule"
@@ -181,16 +235,36 @@ class DynamicSparseUpdater(SparseUpdater):
     redistribute = None                           # `f(param, mask, opt) -> float`: each layer's share of the growth
     skip_gradients = True                         # no optimizer step on update steps, as RigL's code
     growth_gradient = 'step'                      # what gradient the scores read at an update: 'step' or 'interval'
-    def __init__(self, schedule:MaskSchedule|None=None, drop_fraction:float=0.3, drop_sched=cosine_decay,
+    drop_fraction = 0.3                           # the fraction of active weights dropped and regrown at the first update
+    drop_sched = staticmethod(cosine_decay)       # `f(start, end, pos)`: the drop fraction over the update window
+    default_schedule = dict(every=100, end=0.75)
+    _ALIASES = dict(initial_drop_grow_pct='drop_fraction', drop_grow_sched='drop_sched', keep_score_f='keep_score',
+                    grow_score_f='grow_score', redistribute_f='redistribute')   # `DynamicSparseTrainingCallback`'s names
+    def __init__(self, schedule:MaskSchedule|None=None, drop_fraction:float|None=None, drop_sched=None,
                  keep_score=None, grow_score=None, redistribute=None, mask_grads:bool|None=None, pattern=None,
-                 skip_gradients:bool|None=None, reset_state:bool|None=None, growth_gradient:str|None=None):
-        super().__init__(MaskSchedule(every=100, end=0.75) if schedule is None else schedule, skip_gradients)
-        self.drop_fraction, self.drop_sched = _check_fraction('the drop fraction (initial_drop_grow_pct)', drop_fraction), drop_sched
+                 skip_gradients:bool|None=None, reset_state:bool|None=None, growth_gradient:str|None=None, **kwargs):
+        own = dict(drop_fraction=drop_fraction, drop_sched=drop_sched, keep_score=keep_score, grow_score=grow_score,
+                   redistribute=redistribute)
+        for old, new in self._ALIASES.items():
+            v = kwargs.pop(old, None)
+            if v is None: continue
+            if own[new] is not None: raise ValueError(f"{type(self).__name__}: give {new} or {old}, not both")
+            own[new] = v
+        drop_fraction, drop_sched, keep_score, grow_score, redistribute = own.values()
+        if pattern is not None:
+            pattern = get_pattern(pattern)
+            if kwargs.get('sparsity') is None: kwargs['sparsity'] = pattern.sparsity(None, None)   # N:M sets the sparsity
+        super().__init__(schedule, skip_gradients, **kwargs)
+        self.drop_fraction = _check_fraction('the drop fraction (initial_drop_grow_pct)',
+                                             type(self).drop_fraction if drop_fraction is None else drop_fraction)
+        if drop_sched is not None:
+            if not callable(drop_sched): raise TypeError("drop_sched must be a function f(start, end, pos)")
+            self.drop_sched = drop_sched
         for name, f in (('keep_score', keep_score), ('grow_score', grow_score), ('redistribute', redistribute)):
             if f is not None:
                 if not callable(f): raise TypeError(f"{name} must be a function f(param, opt) returning one score per weight")
                 setattr(self, name, f)
-        self.pattern = None if pattern is None else get_pattern(pattern)
+        self.pattern = pattern                    # None: each weight keeps the pattern its record says
         if self.pattern is not None: _check_redistribution(self.redistribute, [self.pattern])
         needs = [score_needs(f) for f in (self.keep_score, self.grow_score, self.redistribute) if f is not None]
         self.mask_grads = not any(n.dense_grads for n in needs) if mask_grads is None else mask_grads
@@ -409,3 +483,15 @@ class SNFS(DynamicSparseUpdater):
     grow_score = staticmethod(gradient_momentum)
     redistribute = staticmethod(momentum_redistribution)
     skip_gradients = False                        # SNFS's code takes every optimizer step
+
+# %% ../../nbs/03c_methods.dynamic.ipynb #ebab0be5
+def dynamic_updater(updater=None, **kwargs) -> DynamicSparseUpdater:
+    "A `DynamicSparseUpdater` (or `updater`: a subclass, or an instance) from `DynamicSparseTrainingCallback`'s arguments; by default masks change once an epoch"
+    if isinstance(updater, DynamicSparseUpdater):
+        if kwargs: raise ValueError(f"an updater instance is made already: give {', '.join(kwargs)} to its class instead")
+        return updater
+    cls = DynamicSparseUpdater if updater is None else updater
+    if not (isinstance(cls, type) and issubclass(cls, DynamicSparseUpdater)):
+        raise TypeError(f"updater must be a DynamicSparseUpdater subclass or instance (SET, SNFS, RigL, ...); got {updater!r}")
+    if not {'every', 'schedule', 'batches_per_update', 'update_every'} & set(kwargs): kwargs['every'] = epochs(1)
+    return cls(**kwargs)

@@ -8,10 +8,12 @@ Docs: https://fastsparse.github.io/fastsparse/methods.granet.html.md"""
 from __future__ import annotations
 import warnings
 from ..ops.masks import n_ones
-from ..sparsity.distributions import layer_sparsities
-from ..sparsity.patterns import Unstructured
-from .dynamic import RigL, _check_score
+from ..sparsity.distributions import layer_sparsities, get_distribution, _check_sparsity
+from ..sparsity.patterns import Unstructured, get_pattern
+from .dynamic import RigL, _check_score, _number
 from .prune import polynomial_sparsity, prune_masks_
+from ..core.sites import masked_sites
+from ..core.sparsify import sparsify_model
 
 # %% auto #0
 __all__ = ['GraNet_presets', 'GraNet']
@@ -26,7 +28,31 @@ class GraNet(RigL):
     global_pruning = True      # rank |w| across layers, as the reference's GraNet; False: each layer ramps to its own target
     distribution = 'uniform'   # the layers' targets when `global_pruning` is off
     skip_gradients = False     # the reference takes every optimizer step, update steps too
+    drop_fraction = 0.5        # the reference's death rate
+    default_schedule = dict(every=100, end=1.)
     _saved = RigL._saved + ('start_sparsity',)
+
+    def __init__(self, *args, sparsity:float|None=None, initial_sparsity:float|None=None, prune_end:float|None=None,
+                 global_pruning:bool|None=None, distribution=None, pattern=None, **kwargs):
+        if pattern is not None and not isinstance(get_pattern(pattern), Unstructured):
+            raise ValueError(f"granet prunes and regrows single weights: use the unstructured pattern; got pattern={str(get_pattern(pattern))!r}")
+        super().__init__(*args, **kwargs)              # its masks are made at `initial_sparsity`, not at the target
+        self.sparsity = None if sparsity is None else _check_sparsity(sparsity)
+        s0 = type(self).initial_sparsity if initial_sparsity is None else initial_sparsity
+        self.initial_sparsity = _number('granet', 'initial_sparsity', s0, 0., 1. if self.sparsity is None else self.sparsity,
+            why='' if self.sparsity is None else f" (GraNet prunes from it to the target sparsity {self.sparsity:g}, so it is at most the target)")
+        if prune_end is not None:
+            self.prune_end = _number('granet', 'prune_end', prune_end, 0., 1., lo_open=True, why=" (a fraction of the update window)")
+        if global_pruning is not None:
+            if not isinstance(global_pruning, bool):
+                raise ValueError(f"granet: global_pruning is True (rank |w| across layers) or False (each layer); got {global_pruning!r}")
+            self.global_pruning = global_pruning
+        self.distribution = get_distribution('uniform' if distribution is None else distribution)
+
+    def sparsify(self, model):
+        "Make masks at `initial_sparsity` for a model without masks (given a target sparsity); the ramp prunes on from there"
+        if self.sparsity is not None and not masked_sites(model):
+            return sparsify_model(model, self.initial_sparsity, self.distribution)
 
     def setup(self):
         "Check the masks and arguments, note the sparsity the ramp starts from"

@@ -6,8 +6,8 @@ Docs: https://fastsparse.github.io/fastsparse/methods.mest.html.md"""
 
 # %% ../../nbs/03j_methods.mest.ipynb #13ccd8f9
 from __future__ import annotations
-from .dynamic import DynamicSparseUpdater
-from .scores import random_score
+from .dynamic import DynamicSparseUpdater, _number
+from .scores import random_score, gradient_magnitude
 
 # %% auto #0
 __all__ = ['MEST_presets', 'mest_score', 'elastic_mutation', 'MEST']
@@ -30,6 +30,18 @@ class MEST(DynamicSparseUpdater):
     grow_score = staticmethod(random_score)
     lam = 1.                   # the weight of the gradient in the keep score
     skip_gradients = False     # the reference takes every optimizer step (it mutates the masks between epochs)
+    drop_fraction = 0.2        # the reference's initial mutation rate
+    drop_sched = staticmethod(elastic_mutation)
+    _GROWTH = dict(random=None, gradient=gradient_magnitude)   # None: the updater's own (random)
+
+    def __init__(self, *args, lam:float|None=None, grow:str|None=None, **kwargs):
+        if lam is not None: self.lam = _number('mest', 'lam', lam, 0., why=", the weight of |dL/dw| in the keep score")
+        if grow is not None:
+            if not isinstance(grow, str) or grow not in self._GROWTH:
+                raise ValueError(f"mest: grow is 'random' (the paper's) or 'gradient' (RigL's); got {grow!r}")
+            if self._GROWTH[grow] is not None and kwargs.get('grow_score') is None and kwargs.get('grow_score_f') is None:
+                kwargs['grow_score'] = self._GROWTH[grow]
+        super().__init__(*args, **kwargs)
 
     def keep_score(self, param, opt):
         "`mest_score` with this updater's `lam`"

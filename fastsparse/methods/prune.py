@@ -7,7 +7,7 @@ Docs: https://fastsparse.github.io/fastsparse/methods.prune.html.md"""
 # %% ../../nbs/03d_methods.prune.ipynb #1f63e194
 from __future__ import annotations
 import math
-import torch
+import torch, torch.nn as nn
 from ..ops.masks import mask_, n_ones
 from ..ops.select import top_k_mask
 from ..sparsity.distributions import layer_sparsities, _nm_dense, _check_sparsity
@@ -144,18 +144,34 @@ def polynomial_sparsity(initial:float, final:float, pos:float, power:float=3.) -
 # %% ../../nbs/03d_methods.prune.ipynb #c45c1c67
 class PruningUpdater(SparseUpdater):
     "Prune gradually on a schedule: each layer's target times a ramp, by any score, pattern and distribution"
-    def __init__(self, sparsity:float|None=None, score='magnitude', pattern='unstructured', distribution=None,
+    default_schedule = dict(every=100, end=0.75)
+    def __init__(self, sparsity:float|None=None, score='magnitude', pattern=None, distribution=None,
                  initial_sparsity:float=0., sched=polynomial_sparsity, exclude=(), schedule:MaskSchedule|None=None,
-                 skip_gradients:bool=False):
-        super().__init__(MaskSchedule(every=100, end=0.75) if schedule is None else schedule, skip_gradients)
-        pat = get_pattern(pattern)
+                 skip_gradients:bool=False, *, sparse_modules=None, every=None, start=None, end=None, **kwargs):
+        super().__init__(schedule, skip_gradients, sparse_modules=sparse_modules, every=every, start=start, end=end, **kwargs)
+        pat = None if pattern is None else get_pattern(pattern)   # None: the pattern the masks' records say
         score, distribution = _resolve(score, distribution)
         if isinstance(pat, NM): sparsity = pat.sparsity(None, sparsity)
-        elif not isinstance(distribution, dict): _check_sparsity(sparsity)
+        elif not isinstance(distribution, dict) and (pat is not None or sparsity is not None): _check_sparsity(sparsity)
         self.score, self.pattern, self.distribution, self.sparsity = score, pat, distribution, sparsity
         self.initial, self.sched, self.exclude, self.done = initial_sparsity, sched, exclude, False
 
+    def sparsify(self, model:nn.Module):
+        "Give a model without masks all-ones masks (sparsity 0), which the ramp then prunes"
+        if not masked_sites(model): return sparsify_model(model, 0.)
+
+    def _record_pattern(self):
+        "The one pattern the masks' records name (unstructured if none names another)"
+        named = {str(s.record.pattern) for s in self.sites if s.record.pattern not in (None, 'unstructured')}
+        if len(named) > 1:
+            raise ValueError(f"the masks have the patterns {', '.join(sorted(named))}: pruning keeps one, so pass pattern=")
+        return get_pattern(named.pop() if named else 'unstructured')
+
     def setup(self):
+        if self.pattern is None:
+            self.pattern = self._record_pattern()
+            if isinstance(self.pattern, NM): self.sparsity = self.pattern.sparsity(None, self.sparsity)
+            elif not isinstance(self.distribution, dict): _check_sparsity(self.sparsity)
         self.targets = _nm_dense(self.pattern, layer_sparsities(self.sites, self.sparsity, self.distribution, self.exclude))
         self.done = False
         self.zero_preserving, self.marks = zero_preserving(self.opt), mask_markers(self.sites, self.opt)

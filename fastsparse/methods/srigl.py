@@ -10,11 +10,11 @@ import math
 import torch
 from ..ops.masks import mask_, n_ones
 from ..ops.select import top_k_mask
-from ..sparsity.patterns import ConstantFanIn, _regrow_in_groups, _top_in_groups
+from ..sparsity.patterns import get_pattern, ConstantFanIn, Unstructured, _regrow_in_groups, _top_in_groups
 from ..core.distributed import broadcast_, world_size
 from ..core.graph import channel_links, ChannelLink
 from ..core.report import record_update
-from .dynamic import RigL, _check_score
+from .dynamic import RigL, _check_option, _check_score
 from .rewire import zero_opt_state_, _weight_states
 
 # %% auto #0
@@ -94,6 +94,14 @@ class SRigL(UnitRemovingUpdater):
     "SRigL: RigL under constant fan-in, ablating the units with fewer than `gamma_sal x k` salient weights"
     gamma_sal = 0.3             # the paper's threshold, a fraction of the layer's initial fan-in
     no_ablation = None          # names of layers never ablated (default: the last masked layer, the output)
+    def __init__(self, *args, gamma_sal:float|None=None, no_ablation=None, pattern=None, **kwargs):
+        pat = get_pattern('constant_fan_in' if pattern is None else pattern)
+        if isinstance(pat, Unstructured): pat = get_pattern('constant_fan_in')     # the registry's default: SRigL's own
+        if not isinstance(pat, ConstantFanIn):
+            raise ValueError(f"srigl keeps a constant fan-in: it trains with pattern='constant_fan_in'; got pattern={str(pat)!r}")
+        super().__init__(*args, pattern=pat, **kwargs)
+        if gamma_sal is not None: self.gamma_sal = _check_option('srigl', 'gamma_sal', gamma_sal, (0., 1.))
+        if no_ablation is not None: self.no_ablation = list(no_ablation)
 
     def setup(self):
         super().setup()
