@@ -90,6 +90,8 @@ class SparseCallback(Callback):
     @property
     def n_skipped_updates(self) -> int: "Updates skipped because the gradients were not finite"; return self.updater.n_skipped
 
+SparseCallback._handled = frozenset(e for e in _EVENTS if callable(getattr(SparseCallback, e, None)))   # for `SparseCallback(updater)`
+
 # %% ../../nbs/05a_loop.fastai.ipynb #224080c9
 class DynamicSparseTrainingCallback(SparseCallback):
     "Drop and regrow connections of a sparse model during training (SET, SNFS, RigL and custom methods)"
