@@ -84,6 +84,7 @@ register_method('granet', 'dynamic', 'fastsparse.methods.granet:GraNet',
 register_method('mest', 'dynamic', 'fastsparse.methods.mest:MEST',
                 'MEST: drop by |w| + |gradient|, grow at random, drop fraction in steps', interval=100, label='MEST',
                 grid=('erk',))
+register_method('topkast', 'dynamic', 'fastsparse.methods.topkast:TopKAST', 'Top-KAST: forward through the top-k by |w|, train a 2x larger top-k set', interval=100, label='Top-KAST', grid=('erk',))
 
 # %% ../../nbs/03_methods.registry.ipynb #1b45b346
 def method_names(*kinds) -> tuple:
