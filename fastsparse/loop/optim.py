@@ -6,7 +6,7 @@ Docs: https://fastsparse.github.io/fastsparse/loop.optim.html.md"""
 
 # %% ../../nbs/05d_loop.optim.ipynb #71a8c0ea
 from __future__ import annotations
-import torch.nn as nn
+import torch, torch.nn as nn
 from ..core.sites import masked_sites
 from ..methods.dynamic import SparseUpdater, dynamic_updater
 from ..methods.prune import PruningUpdater
@@ -17,8 +17,8 @@ from .history import SparsityHistory
 __all__ = ['SparseOptimizerWrapper', 'DynamicSparseTrainingOptimizerWrapper', 'PruningOptimizerWrapper', 'sparse_optimizer']
 
 # %% ../../nbs/05d_loop.optim.ipynb #622f8e97
-class SparseOptimizerWrapper:
-    "Wrap a PyTorch optimizer so that its steps also run a fastsparse updater (or a fastsparse callback's updater)"
+class SparseOptimizerWrapper(torch.optim.Optimizer):
+    "Wrap a PyTorch optimizer so that its steps also run a fastsparse updater (or a fastsparse callback's updater); it is an `Optimizer` itself"
     def __init__(self, model:nn.Module, opt, method, total_steps:int|None=None, n_epoch:int=1, record:bool=True):
         if total_steps is not None and (isinstance(total_steps, bool) or not isinstance(total_steps, int) or total_steps < 1):
             raise ValueError(f"total_steps must be a positive integer (the optimizer steps of the whole run); got {total_steps!r}")
@@ -38,8 +38,32 @@ class SparseOptimizerWrapper:
         self.history = SparsityHistory(model, [updater]) if record else None   # the same record as `SparsityRecorder`
         if record: self.history.record('start', 0, 0.)
 
-    def step(self, step:int|None=None, pct_train:float|None=None, skipped:bool=False):
-        "One optimizer step (or a skipped one), with the updater's mask update when its schedule says so"
+    # PyTorch's optimizer contract: the wrapped optimizer's groups, state and defaults are the wrapper's (the
+    # wrapper does not call `Optimizer.__init__`, which would make groups of its own), so learning-rate schedulers,
+    # `GradScaler`, gradient clipping and `add_param_group` act on the optimizer that steps
+    @property
+    def param_groups(self) -> list: return self.opt.param_groups
+    @param_groups.setter
+    def param_groups(self, v): self.opt.param_groups = v
+    @property
+    def state(self): return self.opt.state
+    @state.setter
+    def state(self, v): self.opt.state = v
+    @property
+    def defaults(self) -> dict: return self.opt.defaults
+    @defaults.setter
+    def defaults(self, v): self.opt.defaults = v
+    def add_param_group(self, param_group:dict): self.opt.add_param_group(param_group)
+    def __getstate__(self): return self.__dict__
+    def __setstate__(self, state): self.__dict__.update(state)
+    def __repr__(self): return f"{type(self).__name__}({type(self.updater).__name__}, {self.opt!r})"
+
+    def step(self, step:int|None=None, pct_train:float|None=None, skipped:bool=False, closure=None):
+        "One optimizer step (or a skipped one), with the updater's mask update when its schedule says so; `closure` as PyTorch's"
+        if callable(step): step, closure = None, step              # `opt.step(closure)`, PyTorch's way
+        loss = None
+        if closure is not None:
+            with torch.enable_grad(): loss = closure()
         if step is not None and step != self.taken:
             raise ValueError(f"step={step}, but this is optimizer step {self.taken} (counting from 0) for the wrapper; "
                              "pass the number of optimizer steps taken so far, or leave `step` out")
@@ -53,6 +77,7 @@ class SparseOptimizerWrapper:
         self.updater.after_step()
         self.pct = float(pct_train)
         if self.history is not None: self.history.check(self.taken, self.pct * self.n_epoch)   # a row if the masks changed
+        return loss
 
     def record(self, xb=None, event:str='epoch'):
         "Record a row of the sparsity history now (call it at each epoch end); `xb`: a batch to count FLOPs with, the first time"
@@ -72,8 +97,14 @@ class SparseOptimizerWrapper:
         "The optimizer's state and the updater's place in its schedule"
         return dict(opt=self.opt.state_dict(), taken=self.taken, sparse=self.updater.state_dict())
     def load_state_dict(self, d:dict):
+        "Resume from `state_dict()` at any step: the optimizer, the step count and the updater, with what its next step needs"
+        if not isinstance(d, dict) or 'opt' not in d:
+            raise ValueError("a SparseOptimizerWrapper resumes from its own state_dict() (a dict with 'opt', 'taken' and "
+                             "'sparse'); to load the wrapped optimizer's alone, call `wrapper.opt.load_state_dict(...)`")
         self.opt.load_state_dict(d['opt']); self.taken = d.get('taken', self.taken)
-        if 'sparse' in d: self.updater.load_state_dict(d['sparse'])
+        if 'sparse' in d:
+            self.updater.load_state_dict(d['sparse'])
+            self.updater.started()                   # what depends on the resumed state: the update due next, RigL's sums
     def close(self):
         "End training: gradients masked again (the hooks made for an unmasked model stay on `.hooks`)"
         self.updater.finish()
