@@ -12,15 +12,18 @@ from ..ops.masks import mask_, unpack_mask
 from .sites import _records
 
 # %% auto #0
-__all__ = ['SparseHooks', 'enforce_masks', 'remove_sparse_hooks', 'set_dense_grads']
+__all__ = ['SparseHooks', 'enforce_masks', 'remove_sparse_hooks', 'set_dense_grads', 'ensure_enforced']
 
 # %% ../../nbs/02b_core.hooks.ipynb #3ace866c
 class SparseHooks:
     "The hooks that enforce the masks of a model; `remove()` stops enforcement"
     def __init__(self, sites:list, handles:list): store_attr()
     def remove(self):
+        "Stop enforcing the masks: without a sparse method, training on fills the masked weights (`apply_masks` zeroes them again)"
         for h in self.handles: h.remove()
-        for s in self.sites:
+        for s in self.sites:                      # gradient hooks added later, when a frozen weight became trainable
+            d = getattr(s.weight, '_post_accumulate_grad_hooks', None) or {}
+            for k in [k for k, f in d.items() if getattr(f, '_fastsparse', False)]: del d[k]
             rec = _records(s.owner).get(s.pname)
             if rec is not None: rec.dense_grad = False
         self.handles = []
@@ -106,3 +109,20 @@ def remove_sparse_hooks(model) -> int:
 def set_dense_grads(sites:list, dense:bool=True):
     "Let the gradients of `sites` reach the optimizer unmasked (`dense=True`) or masked again"
     for s in sites: s.record.dense_grad = dense
+
+# %% ../../nbs/02b_core.hooks.ipynb #4cd4772a
+def _enforced(site) -> bool:
+    "Whether a fastsparse forward pre-hook runs before every module that uses `site`'s weight"
+    return all(any(getattr(f, '_fastsparse', False) for f in u._forward_pre_hooks.values()) for u in site.users)
+
+def _grad_hooked(site) -> bool:
+    return any(getattr(f, '_fastsparse', False) for f in (getattr(site.weight, '_post_accumulate_grad_hooks', None) or {}).values())
+
+def ensure_enforced(sites:list) -> SparseHooks|None:
+    "Install the hooks that `sites` lack: both where enforcement was removed, a gradient hook where a frozen weight became trainable"
+    bare = [s for s in sites if not _enforced(s)]
+    hooks = enforce_masks(bare) if bare else SparseHooks([], [])
+    late = [s for s in sites if s.weight.requires_grad and not _grad_hooked(s)]
+    hooks.handles += [s.weight.register_post_accumulate_grad_hook(_grad_hook(s)) for s in late]
+    hooks.sites = hooks.sites + [s for s in late if s not in bare]
+    return hooks if hooks.handles else None

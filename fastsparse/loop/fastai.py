@@ -61,6 +61,8 @@ class SparseCallback(Callback):
         self.hooks = self.sparsify(self.learn.model)
         resume = getattr(self.learn, 'sparse_state', None)
         state = resume.pop(type(self).__name__, None) if isinstance(resume, dict) else None
+        if state is not None and state is getattr(self, '_left', None): state = None   # this callback's own last fit: a new fit
+        # starts the schedule afresh (fastai's `fine_tune` is two fits); a state that `learn.load` brought resumes
         dls = getattr(self.learn, 'dls', None)
         total = getattr(self.learn, 'total_steps', None) or (self.n_epoch * len(dls.train) if dls is not None else None)
         self.updater.start(self.learn.model, self.learn.opt, n_epoch=getattr(self.learn, 'n_epoch', None),
@@ -75,7 +77,8 @@ class SparseCallback(Callback):
     def after_fit(self):
         self.updater.finish()
         if self.hooks is not None: self.learn.sparse_hooks = self.hooks
-        self.learn.sparse_state = {type(self).__name__: self.updater.state_dict()}
+        self._left = self.updater.state_dict()
+        self.learn.sparse_state = {type(self).__name__: self._left}
 
     def state_dict(self) -> dict: "The updater's place in its schedule, for checkpoints"; return self.updater.state_dict()
     def load_state_dict(self, d:dict): self.updater.load_state_dict(d)

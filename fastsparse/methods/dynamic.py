@@ -16,7 +16,7 @@ from fastcore.basics import listify
 from ..sparsity.patterns import get_pattern, Unstructured
 from ..sparsity.schedule import MaskSchedule, cosine_decay, epochs, schedule_args
 from ..core.distributed import sync_sites_
-from ..core.hooks import set_dense_grads
+from ..core.hooks import ensure_enforced, set_dense_grads
 from ..core.report import mask_markers, zero_preserving
 from ..core.sites import masked_sites
 from ..core.sparsify import apply_masks, mask_grads_, sparsify_model
@@ -79,10 +79,17 @@ class SparseUpdater:
         "Begin training `model` with `opt`: bind the schedule, find the masked weights, resume `state` if given"
         self.model, self.opt, self.n_epoch, self.total_steps = model, opt, n_epoch, total_steps
         self.schedule.bind(n_epoch, total_steps)
-        self.sites = masked_sites(model) if sites is None else sites
-        if not self.sites:
+        sites = masked_sites(model) if sites is None else sites
+        if not sites:
             raise ValueError(f"{type(self).__name__} found no masked weights: call "
                              "`sparsify_model(model, model_sparsity)` before training")
+        # the masks are enforced whatever happened since they were made (hooks removed, frozen weights unfrozen)
+        self.hooks = ensure_enforced(sites)
+        # a frozen weight does not train: its mask stays as it is (fastai's `fine_tune` trains the head first)
+        self.sites = [s for s in sites if s.weight.requires_grad]
+        if not self.sites:
+            raise ValueError(f"{type(self).__name__}: every masked weight is frozen (requires_grad=False), so none can "
+                             "train: unfreeze the layers to train them sparse (`learn.unfreeze()`)")
         self._reset()
         if self.schedule.start.value == 0: self.anchor = self.epoch_anchor = 0
         self.setup()

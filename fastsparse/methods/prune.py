@@ -6,6 +6,7 @@ Docs: https://fastsparse.github.io/fastsparse/methods.prune.html.md"""
 
 # %% ../../nbs/03d_methods.prune.ipynb #1f63e194
 from __future__ import annotations
+import difflib
 import math
 import torch, torch.nn as nn
 from ..ops.masks import mask_, n_ones
@@ -107,6 +108,13 @@ def prune_model(model, sparsity:float|None=None, score='magnitude', pattern='uns
                 **kwargs) -> SparseHooks|None:
     """Prune `model` (a module or `Learner`) at once; `score` is a score function or an algorithm name, or 'wanda' or
     'sparsegpt' with `calibration` batches; a language model's head stays dense unless `prune_head`"""
+    if isinstance(score, str):                   # any case; a name that is not one gets the closest and the whole list
+        valid = list(dict.fromkeys([*PRUNING_ALGORITHMS, *ONESHOT_METHODS]))
+        if score.lower() not in valid:
+            close = difflib.get_close_matches(score.lower(), valid, n=2, cutoff=0.5)
+            raise ValueError(f"unknown score {score!r}" + (f" (did you mean {' or '.join(map(repr, close))}?)" if close else "") +
+                             f"; use a function f(param, opt) or one of: {', '.join(valid)}")
+        score = score.lower()
     if (isinstance(score, str) and score in _CALIBRATED) or calibration is not None or kwargs:
         if not (isinstance(score, str) and score in ONESHOT_METHODS):
             what = 'calibration=' if calibration is not None else f"{', '.join(kwargs)}="
@@ -173,6 +181,10 @@ class PruningUpdater(SparseUpdater):
             if isinstance(self.pattern, NM): self.sparsity = self.pattern.sparsity(None, self.sparsity)
             elif not isinstance(self.distribution, dict): _check_sparsity(self.sparsity)
         self.targets = _nm_dense(self.pattern, layer_sparsities(self.sites, self.sparsity, self.distribution, self.exclude))
+        # masks only shrink: a layer already sparser than the ramp (a second fit, as in fastai's `fine_tune`) waits for it
+        kept, n = [int(s.mask.count_nonzero()) for s in self.sites], [s.mask.numel() for s in self.sites]
+        self.floor = ([1. - sum(kept) / sum(n)] * len(n) if self.distribution == 'global' else
+                      [1. - k / m for k, m in zip(kept, n)])
         self.done = False
         self.zero_preserving, self.marks = zero_preserving(self.opt), mask_markers(self.sites, self.opt)
 
@@ -185,7 +197,7 @@ class PruningUpdater(SparseUpdater):
         if not (at_end or self.retry or self.schedule.due(self.n_steps + 1, self.anchor, first=True)): return False
         if not self._grads_ok('pruning step'): return False
         f = 1. if at_end or isinstance(self.pattern, NM) else self.sched(self.initial, 1., pos)
-        sps = [None if t is None else t * f for t in self.targets]
+        sps = [None if t is None else max(t * f, fl) for t, fl in zip(self.targets, self.floor)]
         scores = [self.score(s.weight, self.opt) if sp is not None else None for s, sp in zip(self.sites, sps)]
         prune_masks_(self.sites, sps, scores, self.pattern, global_rank=self.distribution == 'global',
                      within_mask=True, opt=self.opt)

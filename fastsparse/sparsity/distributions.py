@@ -18,7 +18,8 @@ def _check_sparsity(model_sparsity):
     try: s = float(model_sparsity)
     except (TypeError, ValueError): s = float('nan')
     if not 0. <= s < 1.:
-        raise ValueError(f"model_sparsity must be a number in [0, 1), the fraction of weights set to zero; got {model_sparsity!r}")
+        pct = f" (a percentage? {s:g}% is {s / 100:g})" if 1. <= s <= 100. else ""
+        raise ValueError(f"model_sparsity must be a number in [0, 1), the fraction of weights set to zero; got {model_sparsity!r}{pct}")
     return s
 
 # %% ../../nbs/01b_sparsity.distributions.ipynb #fd1670a3
