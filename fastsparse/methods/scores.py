@@ -82,9 +82,10 @@ _ADAM_KEYS, _ADAM_EPS = (('exp_avg', 'exp_avg_sq'), ('grad_avg', 'sqr_avg')), 1e
 def _momentum(param, opt):
     st = opt_state(opt, param)
     for m, v in _ADAM_KEYS:     # Adam (PyTorch's or fastai's): its update direction, as SNFS's reference code reads it
-        if m in st and v in st: return st[m].detach() / (st[v].detach().sqrt() + _ADAM_EPS)
+        if m in st and v in st:       # in float32: in half precision the epsilon underflows and the ratio overflows
+            return st[m].detach().float() / (st[v].detach().float().sqrt() + _ADAM_EPS)
     for k in _MOMENTUM_KEYS:
-        if k in st: return st[k].detach()
+        if k in st: return st[k].detach().float()
     return torch.zeros_like(param, dtype=torch.float32)   # no step taken yet: no momentum, no preference
 
 @sparse_score(dense_grads=True, momentum=True, magnitude_of=_momentum)
