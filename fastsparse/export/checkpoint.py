@@ -19,8 +19,8 @@ from ..core.sites import masked_sites, SparseRecord, _canonical, _fill_aliases, 
 from ..core.sparsify import apply_masks, _undo_on_error
 
 # %% auto #0
-__all__ = ['SAFETENSORS_FORMAT', 'sparse_records', 'save_model', 'masks_from_state_dict', 'load_model', 'save_safetensors',
-           'load_safetensors']
+__all__ = ['CHECKPOINT_HINT', 'CHECKPOINT_FORMAT', 'SAFETENSORS_FORMAT', 'sparse_records', 'save_model', 'masks_from_state_dict',
+           'load_model', 'save_safetensors', 'load_safetensors']
 
 # %% ../../nbs/04e_export.checkpoint.ipynb #07eb0c66
 def _bare(model):
@@ -59,6 +59,11 @@ def sparse_records(model) -> dict:
     "The `SparseRecord` of every sparse weight of `model` as plain values, by weight name: what checkpoints save"
     return {s.name: s.record.state_dict() for s in masked_sites(_bare(model))}
 
+# %% ../../nbs/04e_export.checkpoint.ipynb #70f03b81
+CHECKPOINT_HINT = ("fastsparse checkpoint (masks and their records): load it with learn.load(file) after `from fastsparse import *`, "
+                   "or with fastsparse.export.checkpoint.load_model(file, model, opt)")
+CHECKPOINT_FORMAT = 'fastsparse-checkpoint-1'
+
 # %% ../../nbs/04e_export.checkpoint.ipynb #97ee0dd0
 def save_model(file, model, opt, with_opt:bool=True, pickle_protocol:int=2, sparse_state:dict|None=None,
                packed_masks:bool=True, rng:dict|None=None, **kwargs):
@@ -68,15 +73,16 @@ def save_model(file, model, opt, with_opt:bool=True, pickle_protocol:int=2, spar
     model = _bare(model)
     sites = masked_sites(model)
     state = _relayout_state(model.state_dict(), sites, packed_masks, _canonical(model))
-    if with_opt or sparse_state or rng or sites:
-        state = {'model': state, 'opt': opt.state_dict() if with_opt else None}
+    if sites or sparse_state or rng:                  # fastsparse's sections, behind the key that says how to load them
+        state = {CHECKPOINT_HINT: CHECKPOINT_FORMAT, 'model': state, 'opt': opt.state_dict() if with_opt else None}
         if sites: state['records'] = sparse_records(model)
         if sparse_state: state['sparse'] = sparse_state
         if rng: state['rng'] = rng
+    elif with_opt: state = {'model': state, 'opt': opt.state_dict()}      # a dense model: fastai's own layout
     torch.save(state, file, pickle_protocol=pickle_protocol, **kwargs)
 
 # %% ../../nbs/04e_export.checkpoint.ipynb #f6031d66
-_SECTIONS = {'model', 'opt', 'sparse', 'rng', 'records'}
+_SECTIONS = {'model', 'opt', 'sparse', 'rng', 'records', CHECKPOINT_HINT}
 
 def _split_state(state):
     "(model, optimizer, sparse schedule, random generators, records) of a checkpoint; a bare state dict is the model's alone"
