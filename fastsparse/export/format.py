@@ -10,9 +10,9 @@ import warnings
 import torch, torch.nn as nn
 from ..ops.masks import pack_mask, unpack_mask
 from ..core.hooks import SparseHooks, _get_model
-from ..core.sites import masked_sites, _aliases, _fill_aliases
-from ..core.sparsify import apply_masks, _undo_on_error
-from .checkpoint import masks_from_state_dict
+from ..core.sites import masked_sites, _aliases
+from ..core.sparsify import _undo_on_error
+from .checkpoint import _bare, _load_state
 from .convert import SparseLinear, _set_module
 from .condense import Im2colConv2d, SliceMaxPool2d
 from .condensed import CondensedLinear
@@ -57,9 +57,9 @@ def _expand(name, d, device):
     return w.to(device), mask.to(device)
 
 # %% ../../nbs/04d_export.format.ipynb #c1985633
-def load_sparse(model, file, device=None) -> SparseHooks:
-    "Load a `save_sparse` file into `model`, creating its masks if it has none; returns the hooks of new masks"
-    model = _get_model(model)
+def load_sparse(model, file, device=None, strict:bool=True) -> SparseHooks:
+    "Load a `save_sparse` file into `model`, creating the masks it lacks (as saved, bool or packed); returns the hooks of new masks"
+    model = _bare(model)
     d = torch.load(file, map_location='cpu', weights_only=True) if not isinstance(file, dict) else file
     if not isinstance(d, dict) or d.get('format') != SPARSE_FORMAT:
         raise ValueError(f"{file} is not a fastsparse sparse checkpoint (format {SPARSE_FORMAT!r}); "
@@ -67,17 +67,7 @@ def load_sparse(model, file, device=None) -> SparseHooks:
     device = device or next(model.parameters()).device
     state = {k: v for k, v in d['dense'].items() if not k.endswith('_sparsity') or k[:-9] not in d['sparse']}
     for name, t in d['sparse'].items(): state[name], state[f'{name}_mask'] = _expand(name, t, device)
-    have = {s.name: s for s in masked_sites(model)}
-    with _undo_on_error(model):                           # a failure leaves the model as it was
-        hooks = masks_from_state_dict(model, {k: v for k, v in state.items() if k.endswith('_mask') and k[:-5] in d['sparse']},
-                                      records=d.get('records'))
-        for name, s in have.items():                      # masks the model already has: written in its own layout
-            if name in d['sparse']: s.set_mask_(state.pop(f'{name}_mask'))
-        state = _fill_aliases(model, state)
-        missing = [k for k in model.load_state_dict(state, strict=False).missing_keys if not k.endswith(('_mask', '_mask_bits'))]
-        apply_masks(model)
-    if missing: warnings.warn(f"the sparse checkpoint holds nothing for {sorted(missing)[:3]}")
-    return hooks
+    return _load_state(model, state, d.get('records') or {}, strict=strict)
 
 # %% ../../nbs/04d_export.format.ipynb #2e454fa2
 INFERENCE_FORMAT = 'fastsparse-inference-2'
