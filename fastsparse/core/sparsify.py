@@ -47,11 +47,19 @@ def sparse_init_(w:torch.Tensor, mask:torch.Tensor, mode:str='fan_in', gain:floa
 
 # %% ../../nbs/02c_core.sparsify.ipynb #e01cf8cb
 def init_kaiming_normal_sparse_(t:torch.Tensor, mask:torch.Tensor|None=None, a:float=0., mode:str='fan_in',
-                                nonlinearity:str='leaky_relu') -> torch.Tensor:
+                                nonlinearity:str='leaky_relu', *, sparse_mode:str|None=None) -> torch.Tensor:
     "He-normal initialization of a sparse `t` in place: the fan counts only the connections `mask` keeps (default: `t != 0`)"
+    mask = t != 0 if mask is None else mask
+    if sparse_mode is not None:                       # the 2020 API: `sparse_mode` for sparse tensors, `mode` for dense
+        warnings.warn(f"init_kaiming_normal_sparse_(sparse_mode={sparse_mode!r}) is deprecated: pass mode={sparse_mode!r} "
+                      "(today `mode` counts the kept connections, so it serves sparse and dense tensors alike)",
+                      DeprecationWarning, stacklevel=2)
+        if sparse_mode not in ('fan_in', 'fan_out', 'fan_in_out'):
+            raise ValueError(f"sparse_mode={sparse_mode!r} is unknown; use mode='fan_in', 'fan_out' or 'fan_in_out'")
+        if not bool(mask.all()): mode = sparse_mode
     if mode not in ('fan_in', 'fan_out', 'fan_in_out'):
         raise ValueError(f"mode={mode!r} is unknown; use 'fan_in', 'fan_out' or 'fan_in_out'")
-    return sparse_init_(t, t != 0 if mask is None else mask, mode, nn.init.calculate_gain(nonlinearity, a))
+    return sparse_init_(t, mask, mode, nn.init.calculate_gain(nonlinearity, a))
 
 # %% ../../nbs/02c_core.sparsify.ipynb #ee94b8f3
 def _dist_name(f): return getattr(f, '__name__', repr(f))

@@ -19,8 +19,8 @@ from ..core.sites import masked_sites, SparseRecord, _canonical, _fill_aliases, 
 from ..core.sparsify import apply_masks, _undo_on_error
 
 # %% auto #0
-__all__ = ['SAFETENSORS_FORMAT', 'sparse_records', 'save_model', 'masks_from_state_dict', 'load_model', 'save_safetensors',
-           'load_safetensors']
+__all__ = ['CHECKPOINT_HINT', 'CHECKPOINT_FORMAT', 'SAFETENSORS_FORMAT', 'sparse_records', 'save_model', 'masks_from_state_dict',
+           'load_model', 'save_safetensors', 'load_safetensors']
 
 # %% ../../nbs/04e_export.checkpoint.ipynb #07eb0c66
 def _bare(model):
@@ -59,6 +59,11 @@ def sparse_records(model) -> dict:
     "The `SparseRecord` of every sparse weight of `model` as plain values, by weight name: what checkpoints save"
     return {s.name: s.record.state_dict() for s in masked_sites(_bare(model))}
 
+# %% ../../nbs/04e_export.checkpoint.ipynb #70f03b81
+CHECKPOINT_HINT = ("fastsparse checkpoint (masks and their records): load it with learn.load(file) after `from fastsparse import *`, "
+                   "or with fastsparse.export.checkpoint.load_model(file, model, opt)")
+CHECKPOINT_FORMAT = 'fastsparse-checkpoint-1'
+
 # %% ../../nbs/04e_export.checkpoint.ipynb #97ee0dd0
 def save_model(file, model, opt, with_opt:bool=True, pickle_protocol:int=2, sparse_state:dict|None=None,
                packed_masks:bool=True, rng:dict|None=None, **kwargs):
@@ -68,15 +73,16 @@ def save_model(file, model, opt, with_opt:bool=True, pickle_protocol:int=2, spar
     model = _bare(model)
     sites = masked_sites(model)
     state = _relayout_state(model.state_dict(), sites, packed_masks, _canonical(model))
-    if with_opt or sparse_state or rng or sites:
-        state = {'model': state, 'opt': opt.state_dict() if with_opt else None}
+    if sites or sparse_state or rng:                  # fastsparse's sections, behind the key that says how to load them
+        state = {CHECKPOINT_HINT: CHECKPOINT_FORMAT, 'model': state, 'opt': opt.state_dict() if with_opt else None}
         if sites: state['records'] = sparse_records(model)
         if sparse_state: state['sparse'] = sparse_state
         if rng: state['rng'] = rng
+    elif with_opt: state = {'model': state, 'opt': opt.state_dict()}      # a dense model: fastai's own layout
     torch.save(state, file, pickle_protocol=pickle_protocol, **kwargs)
 
 # %% ../../nbs/04e_export.checkpoint.ipynb #f6031d66
-_SECTIONS = {'model', 'opt', 'sparse', 'rng', 'records'}
+_SECTIONS = {'model', 'opt', 'sparse', 'rng', 'records', CHECKPOINT_HINT}
 
 def _split_state(state):
     "(model, optimizer, sparse schedule, random generators, records) of a checkpoint; a bare state dict is the model's alone"
@@ -195,23 +201,67 @@ def masks_from_state_dict(model:nn.Module, model_state:dict, packed:bool|None=No
         _records(owner)[pname] = rec
     return enforce_masks([s for s in masked_sites(model) if s.name in set(found) - have])
 
+# %% ../../nbs/04e_export.checkpoint.ipynb #b48a0e89
+def _few(keys, n:int=4) -> str: return ', '.join(keys[:n]) + (f" and {len(keys) - n} more" if len(keys) > n else '')
+
+def _check_keys(model:nn.Module, model_state:dict, strict:bool=True):
+    "Raise a clear error, before anything changes, when `model_state` lacks a weight or buffer of `model`, holds one it has not (`strict`), or one of another shape"
+    own_sd, canon = model.state_dict(), _canonical(model)
+    masks = {_mask_key(n, s.packed) for s in masked_sites(model) for n, c in canon.items() if c == s.name}
+    arch = "the checkpoint was saved from a different architecture"
+    for k, v in model_state.items():
+        if k in own_sd and k not in masks and isinstance(v, torch.Tensor) and v.shape != own_sd[k].shape:
+            raise ValueError(f"the checkpoint's {k} has shape {tuple(v.shape)}, but the model's has shape "
+                             f"{tuple(own_sd[k].shape)}: {arch}")
+    if not strict: return
+    own = dict.fromkeys(canon.get(k, k) for k in own_sd if k not in masks)           # in the model's order
+    have = dict.fromkeys(canon.get(k, k) for k in model_state if not (_mask_entry(k) and canon.get(k, k) not in own))
+    missing = [k for k in own if k not in have and not k.endswith('num_batches_tracked')]   # old BatchNorms lack it
+    unexpected = [k for k in have if k not in own]
+    if missing or unexpected:
+        why = ([f"the checkpoint has no {_few(missing)}"] if missing else []) + \
+              ([f"the model has no {_few(unexpected)}"] if unexpected else [])
+        raise ValueError(f"the checkpoint does not fit the model: {'; '.join(why)}: {arch} (strict=False loads what fits)")
+
+# %% ../../nbs/04e_export.checkpoint.ipynb #96ba70ab
+def _opt_layout(sd) -> tuple:
+    "(kind, what must match) of an optimizer's `state_dict`: PyTorch's parameters per group, or fastai's groups and parameters"
+    if isinstance(sd, dict) and 'param_groups' in sd: return 'PyTorch', [len(g.get('params', ())) for g in sd['param_groups']]
+    if isinstance(sd, dict) and 'hypers' in sd and 'state' in sd: return 'fastai', [len(sd['hypers']), len(sd['state'])]
+    return None, None
+
+def _check_opt_state(opt, opt_state):
+    "Raise a clear error, before anything changes, when the checkpoint's `opt_state` cannot be loaded into `opt`"
+    kind, lay = _opt_layout(opt.state_dict())
+    ck_kind, ck_lay = _opt_layout(opt_state)
+    if kind is None or (ck_kind, ck_lay) == (kind, lay): return
+    if ck_kind != kind: why = f"it is {ck_kind or 'no'} optimizer state, and the optimizer is {kind}'s"
+    elif kind == 'PyTorch': why = f"it has {len(ck_lay)} parameter groups of {ck_lay} parameters, and the optimizer {len(lay)} of {lay}"
+    else: why = f"it has {ck_lay[0]} parameter groups of {ck_lay[1]} parameters in all, and the optimizer {lay[0]} of {lay[1]}"
+    raise ValueError(f"the checkpoint's optimizer state does not fit the optimizer: {why}. Nothing was loaded: build the "
+                     "optimizer as the run that saved it did (the same parameter groups), or pass with_opt=False to load the model alone")
+
 # %% ../../nbs/04e_export.checkpoint.ipynb #140130ee
 _np_core = getattr(np, '_core', None) or np.core
 _SAFE = [L, _np_core.multiarray.scalar, np.dtype, *[getattr(np.dtypes, d) for d in np.dtypes.__all__]]
 
 def _load_state(model:nn.Module, model_state:dict, records:dict, strict:bool=True, packed:bool|None=None,
-                strict_masks:bool|None=None) -> SparseHooks:
-    "Load `model_state` (and the masks' `records`) into `model`, creating the masks it lacks; a failure leaves the model as it was"
+                strict_masks:bool|None=None, then=None) -> SparseHooks:
+    "Load `model_state` (and the masks' `records`) into `model`, creating the masks it lacks, then call `then`; a failure leaves the model as it was"
     model_state, records = _upgrade_layouts(model, model_state, records)
-    missing = {s.name for s in masked_sites(model)} - set(_checkpoint_masks(model, model_state))
+    found = _checkpoint_masks(model, model_state)
+    missing = {s.name for s in masked_sites(model)} - set(found)
     if (strict if strict_masks is None else strict_masks) and missing:
         raise ValueError(f"the checkpoint holds no mask for {sorted(missing)[0]}, which is sparse in "
                          "the model: load it before `sparsify_model`, or pass strict=False to keep the current masks")
-    with _undo_on_error(model):                 # a failure leaves the model as it was
+    _checked_records(records, found)
+    _check_keys(model, model_state, strict)
+    with _undo_on_error(model):                 # what could not be checked beforehand: undone
         hooks = masks_from_state_dict(model, model_state, packed, records)
         canon = _canonical(model)
         model.load_state_dict(_fill_aliases(model, _relayout_state(model_state, masked_sites(model), canon=canon)), strict=strict)
         apply_masks(model)
+        if then is not None: then()
     return hooks
 
 def _load(file, model, opt=None, with_opt:bool=True, device=None, strict:bool=True, packed:bool|None=None,
@@ -222,12 +272,13 @@ def _load(file, model, opt=None, with_opt:bool=True, device=None, strict:bool=Tr
     ctx = torch.serialization.safe_globals(_SAFE) if hasattr(torch.serialization, 'safe_globals') else nullcontext()
     with ctx: state = torch.load(file, map_location=device, **torch_load_kwargs)
     model_state, opt_state, sparse_state, rng, records = _split_state(state)
-    hooks = _load_state(_bare(model), model_state, records, strict, packed)
+    then = None
     if with_opt and opt is not None:
         if opt_state is None: warn("Saved file doesn't contain an optimizer state.")
         else:
-            try: opt.load_state_dict(opt_state)
-            except Exception: warn("Could not load the optimizer state.")
+            _check_opt_state(opt, opt_state)    # before the model changes
+            then = lambda: opt.load_state_dict(opt_state)
+    hooks = _load_state(_bare(model), model_state, records, strict, packed, then=then)
     return hooks, sparse_state, rng
 
 # %% ../../nbs/04e_export.checkpoint.ipynb #2abe6291

@@ -6,13 +6,13 @@ Docs: https://fastsparse.github.io/fastsparse/export.format.html.md"""
 
 # %% ../../nbs/04d_export.format.ipynb #840e3382
 from __future__ import annotations
-import warnings
+from contextlib import contextmanager
 import torch, torch.nn as nn
 from ..ops.masks import pack_mask, unpack_mask
 from ..core.hooks import SparseHooks, _get_model
-from ..core.sites import masked_sites, _aliases, _fill_aliases
-from ..core.sparsify import apply_masks, _undo_on_error
-from .checkpoint import masks_from_state_dict
+from ..core.sites import masked_sites, _aliases
+from ..core.sparsify import _undo_on_error
+from .checkpoint import _bare, _load_state
 from .convert import SparseLinear, _set_module
 from .condense import Im2colConv2d, SliceMaxPool2d
 from .condensed import CondensedLinear
@@ -57,9 +57,9 @@ def _expand(name, d, device):
     return w.to(device), mask.to(device)
 
 # %% ../../nbs/04d_export.format.ipynb #c1985633
-def load_sparse(model, file, device=None) -> SparseHooks:
-    "Load a `save_sparse` file into `model`, creating its masks if it has none; returns the hooks of new masks"
-    model = _get_model(model)
+def load_sparse(model, file, device=None, strict:bool=True) -> SparseHooks:
+    "Load a `save_sparse` file into `model`, creating the masks it lacks (as saved, bool or packed); returns the hooks of new masks"
+    model = _bare(model)
     d = torch.load(file, map_location='cpu', weights_only=True) if not isinstance(file, dict) else file
     if not isinstance(d, dict) or d.get('format') != SPARSE_FORMAT:
         raise ValueError(f"{file} is not a fastsparse sparse checkpoint (format {SPARSE_FORMAT!r}); "
@@ -67,17 +67,7 @@ def load_sparse(model, file, device=None) -> SparseHooks:
     device = device or next(model.parameters()).device
     state = {k: v for k, v in d['dense'].items() if not k.endswith('_sparsity') or k[:-9] not in d['sparse']}
     for name, t in d['sparse'].items(): state[name], state[f'{name}_mask'] = _expand(name, t, device)
-    have = {s.name: s for s in masked_sites(model)}
-    with _undo_on_error(model):                           # a failure leaves the model as it was
-        hooks = masks_from_state_dict(model, {k: v for k, v in state.items() if k.endswith('_mask') and k[:-5] in d['sparse']},
-                                      records=d.get('records'))
-        for name, s in have.items():                      # masks the model already has: written in its own layout
-            if name in d['sparse']: s.set_mask_(state.pop(f'{name}_mask'))
-        state = _fill_aliases(model, state)
-        missing = [k for k in model.load_state_dict(state, strict=False).missing_keys if not k.endswith(('_mask', '_mask_bits'))]
-        apply_masks(model)
-    if missing: warnings.warn(f"the sparse checkpoint holds nothing for {sorted(missing)[:3]}")
-    return hooks
+    return _load_state(model, state, d.get('records') or {}, strict=strict)
 
 # %% ../../nbs/04d_export.format.ipynb #2e454fa2
 INFERENCE_FORMAT = 'fastsparse-inference-2'
@@ -98,16 +88,27 @@ def save_inference(model, file):
     torch.save(dict(format=INFERENCE_FORMAT, layers=layers, state=model.state_dict()), file)
 
 # %% ../../nbs/04d_export.format.ipynb #c5f7d0e9
-def _rebuild(spec:dict, has_bias:bool, old:nn.Module) -> nn.Module:
-    if spec['kind'] in ('SliceMaxPool2d', 'Im2colConv2d'):           # `condense`'s kernels for the same layers
-        if spec['kind'] == 'SliceMaxPool2d': return SliceMaxPool2d(spec['kernel_size'])
+_ARCH = "load it into a fresh instance of the architecture it was saved from"
+_KINDS = {'SparseLinear': (nn.Linear, SparseLinear), 'CondensedLinear': (nn.Linear, CondensedLinear),
+          'SliceMaxPool2d': (nn.MaxPool2d, SliceMaxPool2d), 'Im2colConv2d': (nn.Conv2d,)}   # what each replaces
+
+def _rebuild(spec:dict, has_bias:bool, old:nn.Module) -> nn.Module|None:
+    "The inference layer `spec` describes, to replace `old`; `None` for `Im2colConv2d`, which `old` becomes in place"
+    kind = spec.get('kind')
+    if kind not in _KINDS:
+        raise ValueError(f"the inference file has a layer of kind {kind!r}, which fastsparse does not know: the file is damaged")
+    if not isinstance(old, _KINDS[kind]):
+        raise ValueError(f"the saved model has a {kind} in place of a {_KINDS[kind][0].__name__} where this model has a "
+                         f"{type(old).__name__}: {_ARCH}")
+    if kind == 'SliceMaxPool2d': return SliceMaxPool2d(spec['kernel_size'])
+    if kind == 'Im2colConv2d':                        # `condense`'s kernel for the Conv2d that is there
         if not Im2colConv2d.fits(old):
             raise ValueError(f"the saved model computes a Conv2d with Im2colConv2d, but this model has a {type(old).__name__} "
-                             "there that it cannot compute: load it into the architecture it was saved from")
-        old.__class__ = Im2colConv2d; return old
+                             f"there that it cannot compute: {_ARCH}")
+        return None
     o, i = spec['out_features'], spec['in_features']
     bias = torch.zeros(o) if has_bias else None
-    if spec['kind'] == 'SparseLinear': return SparseLinear(torch.zeros(o, i), bias)
+    if kind == 'SparseLinear': return SparseLinear(torch.zeros(o, i), bias)
     return CondensedLinear(torch.zeros(o, spec['k']), torch.zeros(o, spec['k'], dtype=torch.long), bias, in_features=i)
 
 def _resize_(model, state:dict):
@@ -125,18 +126,56 @@ def _resize_(model, state:dict):
         elif isinstance(m, nn.modules.conv._ConvNd) and w is not None: m.out_channels, m.in_channels = w.shape[0], w.shape[1] * m.groups
         elif isinstance(m, nn.modules.batchnorm._NormBase): m.num_features = v.shape[0]
 
+# %% ../../nbs/04d_export.format.ipynb #f72ccd43
+def _inference_plan(model:nn.Module, layers:dict, state:dict) -> list:
+    "[(layer name, the module to put there, or `None` for Im2colConv2d in place)] for `layers`, all checked against `model` and `state`"
+    plan = []
+    for name, spec in layers.items():
+        try: old = model.get_submodule(name)
+        except AttributeError:
+            raise ValueError(f"the saved model has a {spec.get('kind')} at {name}, but this model has no module there: {_ARCH}") from None
+        spec = {'out_features': getattr(old, 'out_features', None), 'in_features': getattr(old, 'in_features', None), **spec}
+        plan.append((name, _rebuild(spec, f'{name}.bias' in state, old)))
+    new = {n: m for n, m in plan if m is not None}
+    keys = [k for k in model.state_dict() if not any(k.startswith(n + '.') for n in new)]
+    keys += [f'{n}.{k}' for n, m in new.items() for k in m.state_dict()]
+    missing, unexpected = [k for k in keys if k not in state], [k for k in state if k not in set(keys)]
+    if missing or unexpected:
+        why = ([f"the file has no {', '.join(missing[:4])}"] if missing else []) + \
+              ([f"this model has no {', '.join(unexpected[:4])}"] if unexpected else [])
+        raise ValueError(f"the inference file does not fit this model: {'; '.join(why)}: {_ARCH}")
+    return plan
+
+# %% ../../nbs/04d_export.format.ipynb #30346f93
+_SIZES = ('in_features', 'out_features', 'in_channels', 'out_channels', 'num_features')
+
+@contextmanager
+def _undo_modules(model:nn.Module):
+    "If the block raises, put back the classes, submodules, parameters and sizes of `model`'s modules"
+    saved = [(m, m.__class__, dict(m._modules), dict(m._parameters), {a: m.__dict__[a] for a in _SIZES if a in m.__dict__})
+             for m in model.modules()]
+    try: yield
+    except BaseException:
+        for m, cls, mods, params, sizes in saved:
+            m.__class__ = cls
+            m._modules.clear(); m._modules.update(mods); m._parameters.clear(); m._parameters.update(params)
+            m.__dict__.update(sizes)
+        raise
+
+# %% ../../nbs/04d_export.format.ipynb #d3c53a0b
 def load_inference(model, file):
-    "Load a `save_inference` file into a fresh (dense) instance of the same architecture; returns the model"
+    "Load a `save_inference` file into a fresh (dense) instance of the same architecture; returns the model. All or nothing"
     d = torch.load(file, map_location='cpu', weights_only=True) if not isinstance(file, dict) else file
     model = _get_model(model)
     if 'csr' in d: layers = {n: dict(kind='SparseLinear') for n in d['csr']}        # the first format
     elif d.get('format') == INFERENCE_FORMAT: layers = d['layers']
     else: raise ValueError(f"{file} is not a fastsparse inference file (format {INFERENCE_FORMAT!r}): save it with save_inference")
     state = d['state']
-    for name, spec in layers.items():
-        old = model.get_submodule(name)
-        spec = {'out_features': getattr(old, 'out_features', None), 'in_features': getattr(old, 'in_features', None), **spec}
-        _set_module(model, name, _rebuild(spec, f'{name}.bias' in state, old))
-    _resize_(model, state)
-    model.load_state_dict(state)
+    plan = _inference_plan(model, layers, state)          # every check, before anything changes
+    with _undo_on_error(model), _undo_modules(model):
+        for name, new in plan:
+            if new is None: model.get_submodule(name).__class__ = Im2colConv2d
+            else: _set_module(model, name, new)
+        _resize_(model, state)
+        model.load_state_dict(state)
     return model

@@ -1,4 +1,4 @@
-"""Model, masks, optimizer, sparse schedule and random generators in one checkpoint.
+"""A sparse learner's model, masks, optimizer, sparse schedule and random generators in one checkpoint; a dense learner's as fastai saves it.
 
 Docs: https://fastsparse.github.io/fastsparse/loop.checkpoint.html.md"""
 
@@ -6,13 +6,15 @@ Docs: https://fastsparse.github.io/fastsparse/loop.checkpoint.html.md"""
 
 # %% ../../nbs/05e_loop.checkpoint.ipynb #5f1e27aa
 from __future__ import annotations
-import random
+import os, random
+from contextlib import nullcontext
 import numpy as np
 import torch
 from fastcore.basics import patch
 from fastcore.xtras import join_path_file
 from fastai.learner import Learner
-from ..export.checkpoint import save_model, _load
+from ..core.sites import masked_sites
+from ..export.checkpoint import save_model, _load, _bare, _mask_entry, _SECTIONS, _SAFE
 
 # %% auto #0
 __all__ = ['rng_state', 'set_rng_state']
@@ -47,22 +49,64 @@ def _sparse_cb_state(learn):
     st = {type(cb).__name__: cb.state_dict() for cb in learn.cbs if hasattr(cb, 'state_dict') and hasattr(cb, 'n_steps')}
     return st or getattr(learn, 'sparse_state', None)
 
+def _sparse_learner(learn) -> bool:
+    "Is `learn` sparse: masks in its model, sparse training callbacks, or the schedule state of a sparse checkpoint it loaded?"
+    return bool(masked_sites(_bare(learn.model))) or bool(_sparse_cb_state(learn))
+
+# %% ../../nbs/05e_loop.checkpoint.ipynb #b1d60420
+_fastai_save = getattr(Learner.save, 'fastai_save', Learner.save)
+_fastai_load = getattr(Learner.load, 'fastai_load', Learner.load)
+
+# %% ../../nbs/05e_loop.checkpoint.ipynb #259d949b
+def _peek(file, **torch_load_kwargs):
+    "The checkpoint in `file`, memory-mapped where it can be; `None` if `torch.load` cannot read it"
+    kw = dict(map_location='cpu', weights_only=True, **{k: v for k, v in torch_load_kwargs.items() if k != 'map_location'})
+    ctx = torch.serialization.safe_globals(_SAFE) if hasattr(torch.serialization, 'safe_globals') else nullcontext()
+    pos = file.tell() if hasattr(file, 'tell') else None
+    for mmap in ((True, False) if isinstance(file, (str, os.PathLike)) else (False,)):
+        try:
+            with ctx: return torch.load(file, mmap=mmap, **kw)
+        except Exception: pass
+        finally:
+            if pos is not None: file.seek(pos)        # a file object is read again by whoever loads it
+
+# %% ../../nbs/05e_loop.checkpoint.ipynb #fc5510ed
+def _fastai_readable(file, model, **torch_load_kwargs) -> bool:
+    "Does fastai's own `load_model` read the checkpoint `file` into `model` as it is: no mask `model` lacks, no fastsparse section?"
+    state = _peek(file, **torch_load_kwargs)
+    if not isinstance(state, dict): return True        # not fastsparse's: fastai reads it, or says why not
+    if 'model' in state and set(state) <= _SECTIONS and set(state) != {'model', 'opt'}: return False
+    sd = state['model'] if set(state) == {'model', 'opt'} else state
+    own = set(model.state_dict())
+    return not any(_mask_entry(k) and k not in own for k in sd if isinstance(k, str))
+
+# %% ../../nbs/05e_loop.checkpoint.ipynb #a7e70ae7
 @patch
-def save(self:Learner, file, with_opt=True, pickle_protocol=2, packed_masks=True, with_rng=True):
-    "Save model, masks, optimizer state, sparse schedule state and random generators to `self.path/self.model_dir/file`"
+def save(self:Learner, file, with_opt=True, pickle_protocol=2, packed_masks=True, with_rng=True, **torch_save_kwargs):
+    "Save to `self.path/self.model_dir/file`: a sparse learner's model, masks, optimizer, sparse schedule and random generators; a dense one's as fastai does"
+    if not _sparse_learner(self):
+        return _fastai_save(self, file, with_opt=with_opt, pickle_protocol=pickle_protocol, **torch_save_kwargs)
     file = join_path_file(file, self.path/self.model_dir, ext='.pth')
     save_model(file, self.model, getattr(self, 'opt', None), with_opt, pickle_protocol, sparse_state=_sparse_cb_state(self),
-               packed_masks=packed_masks, rng=rng_state(self) if with_rng else None)
+               packed_masks=packed_masks, rng=rng_state(self) if with_rng else None, **torch_save_kwargs)
     return file
+
+Learner.save.fastai_save = _fastai_save
 
 # %% ../../nbs/05e_loop.checkpoint.ipynb #68ec964e
 @patch
-def load(self:Learner, file, device=None, with_opt=True, strict=True, with_rng=True):
-    "Load model, masks, optimizer state, sparse schedule state and random generators from `self.path/self.model_dir/file`"
+def load(self:Learner, file, device=None, with_opt=True, strict=True, with_rng=True, **torch_load_kwargs):
+    "Load from `self.path/self.model_dir/file` what `save` wrote (masks and the rest), or a fastai checkpoint into a dense model as fastai does"
     if device is None and hasattr(self.dls, 'device'): device = self.dls.device
+    path = join_path_file(file, self.path/self.model_dir, ext='.pth')
+    if not masked_sites(_bare(self.model)) and _fastai_readable(path, self.model, **torch_load_kwargs):
+        if getattr(self, 'sparse_state', None) is not None: self.sparse_state = None     # no schedule to resume
+        return _fastai_load(self, file, device=device, with_opt=with_opt, strict=strict, **torch_load_kwargs)
     if self.opt is None: self.create_opt()
-    file = join_path_file(file, self.path/self.model_dir, ext='.pth')
-    hooks, self.sparse_state, rng = _load(file, self.model, self.opt, device=device, strict=strict, with_opt=with_opt)
+    hooks, self.sparse_state, rng = _load(path, self.model, self.opt, device=device, strict=strict, with_opt=with_opt,
+                                          **torch_load_kwargs)
     if len(hooks): self.sparse_hooks = hooks
     if with_rng and rng: set_rng_state(rng, self)
     return self
+
+Learner.load.fastai_load = _fastai_load

@@ -335,8 +335,13 @@ class DynamicSparseUpdater(SparseUpdater):
         if not self.pending:
             if self.anchor is None: self._open(pct)
             return False
-        pos = self._open(pct)
-        if 0 <= pos < 1:
+        self._open(pct)
+        pos = self.schedule.position(self.n_steps, pct, ahead=1)     # this step counted, as the references count it
+        if pos >= 1:                 # the window closed before this step came (gradient accumulation): an ordinary step
+            self.grad_sum = [None] * len(self.sites)
+            if self.mask_grads: mask_grads_(self.sites)
+            return False
+        if pos >= 0:
             frac = self.drop_sched(self.drop_fraction, 0., pos)
             if frac > 0 and self._grads_ok('mask update'):
                 with self._summed_grads(): self.update_masks(frac)
@@ -363,13 +368,18 @@ class DynamicSparseUpdater(SparseUpdater):
 
     def finish(self): set_dense_grads(self.sites, False)
 
+    def _next_position(self, ahead:int=1) -> float:
+        "The schedule position of the next optimizer step (`ahead=1`: counting it, as `before_step` does), at the earliest"
+        if self.n_steps: return self.schedule.position(self.n_steps - 1, self.pct, ahead + 1)   # `pct`: the last step's
+        return self.schedule.position(0, self.pct, ahead)
+
     def _set_pending(self):
         "Decide whether the next optimizer step updates the masks, and let its gradients through dense if so"
         pending = self.is_due(self.n_steps + 1)
-        if pending and (not self.drop_fraction or self.schedule.position(self.n_steps, self.pct) >= 1):
+        if pending and (not self.drop_fraction or self._next_position() >= 1):
             pending = False                                    # static masks, or rewiring is over
         # growth_gradient='interval': every step of the window sums its dense gradient for the next update's scores
-        self.summing = bool(getattr(self, 'summed', None)) and 0 <= self.schedule.position(self.n_steps, self.pct) < 1
+        self.summing = bool(getattr(self, 'summed', None)) and self._next_position(0) >= 0 and self._next_position() < 1
         if not self.summing and any(t is not None for t in getattr(self, 'grad_sum', ())):
             self.grad_sum = [None] * len(self.sites)          # no update reads it again: free it, and keep it out of checkpoints
         dense = pending or self.summing
@@ -453,22 +463,21 @@ class DynamicSparseUpdater(SparseUpdater):
         _run_all(pooled)
         self.n_updates += 1
 
-def _in_steps(span, total:int) -> float: return span.value if span.unit == 'steps' else span.value * total
-
 def _first_update(schedule:MaskSchedule, total:int, n_epoch:int|None=None) -> float:
-    "The 0-based optimizer step of the first mask update of a fresh run of `total` steps (`n_epoch` epochs)"
-    s = _in_steps(schedule._start, total)
-    if not schedule.in_epochs: return math.ceil(s) + int(schedule.every.value) - 1
+    "The 0-based optimizer step of the first mask update of a fresh run of `total` steps (`n_epoch` epochs), its schedule bound"
+    s = schedule.steps_window()[0]
+    if not schedule.in_epochs: return s + int(schedule.every.value) - 1
     per = total / n_epoch                        # the update comes on the first step after `every` epochs in the window
-    return (math.ceil(math.ceil(s) / per) + schedule.every.value) * per
+    return (math.ceil(s / per) + schedule.every.value) * per
 
 def _warn_no_update(u):
     "Warn when a fresh run is too short for one mask update of `u`'s schedule: it would train with fixed masks"
     total, sch = u.total_steps, u.schedule
     if not total or (sch.in_epochs and not u.n_epoch): return
-    end = min(_in_steps(sch._end, total), total)
-    if _first_update(sch, total, u.n_epoch) < end: return
-    window = max(0, math.ceil(end) - math.ceil(_in_steps(sch._start, total)))
+    start, end = sch.steps_window()
+    end = min(end, total)
+    if _first_update(sch, total, u.n_epoch) + 1 < end: return        # the update step, counted from 1, before the end
+    window = max(0, end - start)
     every = f"{sch.every.value:g} epochs" if sch.in_epochs else f"{int(sch.every.value)} optimizer steps"
     warnings.warn(f"no mask update will happen in this fit: {type(u).__name__} updates the masks every {every} "
                   f"between start={sch.start!r} and end={sch.end!r}, and this fit has {total} steps, "

@@ -56,8 +56,14 @@ def wanda_mask(w:torch.Tensor, in_norm:torch.Tensor, sparsity:float, pattern='un
 
 # %% ../../nbs/03e_methods.oneshot.ipynb #8433971b
 def _inverse_hessian_factor(H:torch.Tensor, damp:float) -> torch.Tensor:
-    "The upper Cholesky factor of the inverse of `H` dampened by `damp` times its mean diagonal (more when it is not positive definite)"
-    H = H.double()                       # the inverse of a near-singular Hessian loses too much in float32
+    "The upper Cholesky factor of the inverse of `H` dampened by `damp` times its mean diagonal, as the reference computes it (more dampening, in float64, when that fails)"
+    Hd, diag = H.float().clone(), torch.arange(H.shape[0], device=H.device)
+    Hd[diag, diag] += damp * torch.mean(torch.diag(Hd))          # the reference's steps, in its float32
+    L, info = torch.linalg.cholesky_ex(Hd)
+    if int(info) == 0:
+        U, info = torch.linalg.cholesky_ex(torch.cholesky_inverse(L), upper=True)
+        if int(info) == 0: return U
+    H = H.double()                            # not positive definite in float32: where the reference stops, go on
     mean = float(H.diagonal().mean()) or 1.
     for d in (damp, damp * 10, damp * 100, 1.):
         L, info = torch.linalg.cholesky_ex(H + d * mean * torch.eye(H.shape[0], dtype=H.dtype, device=H.device))
@@ -110,25 +116,31 @@ ONESHOT_METHODS = ('magnitude', 'wanda', 'sparsegpt')
 class _Stop(Exception): "Raised by a hook to end a forward pass once it has what it came for"
 
 class LayerInputs:
-    "What the calibration inputs of one layer tell, accumulated batch by batch: each input's sum of squares, or X^T X"
+    "What the calibration inputs of one layer tell, accumulated batch by batch: each input's sum of squares, or the Hessian"
     def __init__(self, n_in:int, hessian:bool=False, device=None):
-        self.n, self.n_in = 0, n_in
+        self.n, self.n_samples, self.n_in = 0, 0, n_in
         self.sq = torch.zeros(n_in, dtype=torch.float64, device=device)
-        self.xtx = torch.zeros(n_in, n_in, device=device) if hessian else None
+        self.H = torch.zeros(n_in, n_in, device=device) if hessian else None
     def add(self, x:torch.Tensor):
-        "Take the inputs `x` (..., n_in): one row per token"
+        "Take the inputs `x` (..., n_in): one row per token; a 2-d `x` is one sample, the first dimension of a longer one its samples"
         if x.shape[-1] != self.n_in:
             raise ValueError(f"the layer takes {self.n_in} inputs, but its calibration input has shape {tuple(x.shape)}")
-        x = x.detach().reshape(-1, self.n_in).float()
+        n_s = x.shape[0] if x.dim() > 2 else 1          # samples as the reference counts them
+        x = x.detach().reshape(-1, self.n_in)
         self.n += x.shape[0]
-        self.sq += (x * x).sum(0).double()
-        if self.xtx is not None: self.xtx.addmm_(x.T, x)
+        xf = x.float()
+        self.sq += (xf * xf).sum(0).double()
+        if self.H is not None:                         # the reference's running mean: H = 2/n_samples sum of x x^T
+            self.H *= self.n_samples / (self.n_samples + n_s)
+            self.n_samples += n_s
+            inp = math.sqrt(2 / self.n_samples) * x.t().float()
+            self.H += inp.matmul(inp.t())
     @property
     def norms(self) -> torch.Tensor: "The 2-norm of each input over all tokens seen"; return self.sq.sqrt().float()
     @property
-    def hessian(self) -> torch.Tensor: "2 X^T X / n, the Hessian of the layer's squared output error"; return self.xtx * (2 / max(self.n, 1))
+    def hessian(self) -> torch.Tensor: "2 X^T X / n_samples, the Hessian of the layer's squared output error, scaled as SparseGPT's code scales it"; return self.H
     @property
-    def nbytes(self) -> int: return sum(t.numel() * t.element_size() for t in (self.sq, self.xtx) if t is not None)
+    def nbytes(self) -> int: return sum(t.numel() * t.element_size() for t in (self.sq, self.H) if t is not None)
 
 # %% ../../nbs/03e_methods.oneshot.ipynb #1621f742
 def find_blocks(model:nn.Module, sites:list|None=None) -> tuple:

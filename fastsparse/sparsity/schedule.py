@@ -8,6 +8,7 @@ Docs: https://fastsparse.github.io/fastsparse/sparsity.schedule.html.md"""
 from __future__ import annotations
 import math, re, warnings
 from dataclasses import dataclass
+from fractions import Fraction
 
 # %% auto #0
 __all__ = ['Span', 'steps', 'epochs', 'as_span', 'MaskSchedule', 'schedule_args', 'cosine_decay']
@@ -64,6 +65,30 @@ def as_span(v, what:str='a point in training', interval:bool=False) -> Span:
         raise ValueError(f"{what} must be a fraction of training in [0, 1], steps(n) or epochs(n); got {v!r}")
     return Span(x, 'pct')
 
+# %% ../../nbs/01c_sparsity.schedule.ipynb #7314238b
+def _simplest(x:float) -> Fraction:
+    "The simplest fraction the float `x` stands for (the closest of denominator <= 10, 100, ... that is `x`): 0.29 is 29/100, 10/12 is 5/6"
+    f = Fraction(x)
+    for k in range(1, 18):
+        g = f.limit_denominator(10 ** k)
+        if float(g) == x: return g
+    return f
+
+def _exact(sp:Span, n_epoch:int|None=None) -> Fraction:
+    "`sp` exactly: whole steps, or a fraction of training read as the fraction its float stands for (epochs over `n_epoch`)"
+    if sp.unit == 'steps': return Fraction(int(sp.value))
+    v = _simplest(float(sp.value))
+    return min(v / n_epoch, 1) if sp.unit == 'epochs' and n_epoch else v
+
+class _Position(float):
+    "A place in the update window: the float `done / window`, which keeps the two exact numbers (`int`s when whole)"
+    def __new__(cls, done, window):
+        done, window = Fraction(done), Fraction(window)
+        self = super().__new__(cls, float(done / window))
+        whole = done.denominator == 1 and window.denominator == 1
+        self.done, self.window = (int(done), int(window)) if whole else (done, window)
+        return self
+
 # %% ../../nbs/01c_sparsity.schedule.ipynb #b743c6e9
 class MaskSchedule:
     "When masks change: every `every` optimizer steps (or `epochs(k)`), from `start` to `end` of training"
@@ -75,6 +100,7 @@ class MaskSchedule:
         if self.start.unit == self.end.unit and self.start.value > self.end.value:
             raise ValueError(f"start ({self.start!r}) is after end ({self.end!r}): masks would never change")
         self._start, self._end = self.start, self.end
+        self._s, self._e, self._total = _exact(self.start), _exact(self.end), None
 
     @property
     def in_epochs(self) -> bool: "Whether updates come every few epochs (else every few steps)"; return self.every.unit == 'epochs'
@@ -94,14 +120,25 @@ class MaskSchedule:
             s, e = [Span(min(x.value / total_steps, 1.), 'pct') if x.unit == 'steps' else x for x in (s, e)]
         if s.value > e.value: raise ValueError(f"start ({self.start!r}) is after end ({self.end!r}) in this run")
         self._start, self._end = s, e
+        xs, xe = _exact(self.start, n_epoch), _exact(self.end, n_epoch)       # the same, exactly
+        if s.unit == 'pct': xs, xe = [min(Fraction(x, total_steps), 1) if sp.unit == 'steps' else x
+                                      for x, sp in ((xs, self.start), (xe, self.end))]
+        self._s, self._e, self._total = xs, xe, total_steps
         return self
 
-    def position(self, step:int, pct:float) -> float:
-        "Where training is in the window: < 0 before `start`, [0, 1) inside, >= 1 from `end` on"
-        now = step if self._start.unit == 'steps' else pct + 1e-9   # fastai sums 1/n per batch: k/n may come out a hair low
-        s, e = self._start.value, self._end.value
+    def steps_window(self) -> tuple|None:
+        "The window in whole steps of the run, `(S, E)`: from the first step at or after `start` to `end`, `int(end x total)` as rigl-torch's scripts count it"
+        if self._start.unit == 'steps': return int(self._s), int(self._e)
+        if self._total: return math.ceil(self._s * self._total), math.floor(self._e * self._total)
+
+    def position(self, step:int, pct:float, ahead:int=0) -> float:
+        "Where training is in the window, `ahead` steps after this one: < 0 before `start`, [0, 1) inside, >= 1 from `end` on"
+        s, e = self._s, self._e
+        if self._start.unit == 'steps': now = step + ahead                       # whole optimizer steps
+        elif self._total: now, (s, e) = round(pct * self._total) + ahead, self.steps_window()   # whole steps of the run
+        else: now = _simplest(float(pct))                                        # no step size: `ahead` unknown
         if e <= s: return -math.inf if now < s else math.inf
-        return (now - s) / (e - s)
+        return _Position(now - s, e - s)
 
     def active(self, step:int, pct:float) -> bool:
         "Whether a step is inside the window"
@@ -142,4 +179,6 @@ def schedule_args(owner:str, kwargs:dict, **new) -> dict:
 # %% ../../nbs/01c_sparsity.schedule.ipynb #2ed183fc
 def cosine_decay(start:float, end:float, pos:float) -> float:
     "A cosine from `start` at `pos=0` to `end` at `pos=1`: the default decay of the drop fraction"
-    return start + (1 + math.cos(math.pi * (1 - pos))) * (end - start) / 2
+    t, n = getattr(pos, 'done', None), getattr(pos, 'window', None)
+    x = t * math.pi / n if type(t) is int and type(n) is int else math.pi * pos     # the references' t x pi / T
+    return end + (start - end) / 2 * (1 + math.cos(x))
