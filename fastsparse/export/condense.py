@@ -14,6 +14,7 @@ from ..core.hooks import _get_model
 from ..core.sites import masked_sites
 from .condensed import condensed_linear, CondensedLinear, _time_interleaved
 from .convert import make_permanent, _set_module
+from .layers import inference_layer
 
 # %% auto #0
 __all__ = ['zero_units', 'SliceMaxPool2d', 'Im2colConv2d', 'inference_kernels', 'condense']
@@ -66,8 +67,13 @@ def _slice_inputs(m, cols):
     else: m.in_channels = len(cols)
 
 # %% ../../nbs/04c_export.condense.ipynb #acfb0ab4
+@inference_layer
 class SliceMaxPool2d(nn.Module):
     "`nn.MaxPool2d` over non-overlapping `k` x `k` windows, as the maximum of the `k*k` strided slices (the same values)"
+    replaces = (nn.MaxPool2d,)
+    def spec(self) -> dict: return dict(kernel_size=self.kernel_size)
+    @classmethod
+    def from_spec(cls, spec:dict, old:nn.Module, has_bias:bool): return cls(spec['kernel_size'])
     def __init__(self, kernel_size:int):
         super().__init__()
         self.kernel_size = int(kernel_size)
@@ -88,8 +94,17 @@ class SliceMaxPool2d(nn.Module):
         k, s, p, d = (nn.modules.utils._pair(v) for v in (m.kernel_size, m.stride or m.kernel_size, m.padding, m.dilation))
         return k[0] == k[1] and k == s and p == (0, 0) and d == (1, 1) and not m.return_indices
 
+@inference_layer
 class Im2colConv2d(nn.Conv2d):
     "A `nn.Conv2d` computed by PyTorch's im2col-and-matrix-multiply kernel (`thnn_conv2d`) instead of oneDNN's"
+    replaces = (nn.Conv2d,)
+    def spec(self) -> dict: return {}
+    @classmethod
+    def from_spec(cls, spec:dict, old:nn.Module, has_bias:bool):
+        "None: the `Conv2d` that is there becomes one in place (its class changes), if it can compute it"
+        if not cls.fits(old):
+            raise ValueError(f"the saved model computes a Conv2d with Im2colConv2d, but this model has a {type(old).__name__} "
+                             "there that it cannot compute: load it into a fresh instance of the architecture it was saved from")
     def forward(self, x):
         return torch._C._nn.thnn_conv2d(x, self.weight, self.kernel_size, self.bias, self.stride, self.padding)
 

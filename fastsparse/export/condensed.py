@@ -10,6 +10,7 @@ import warnings, time, statistics
 import torch, torch.nn.functional as F, torch.nn as nn
 import numpy as np
 from ..ops import kernels as _kernels
+from .layers import inference_layer
 
 # %% auto #0
 __all__ = ['CONDENSED_KERNELS', 'available_kernels', 'CondensedLinear', 'choose_kernel', 'condensed_linear']
@@ -170,8 +171,17 @@ def _check_kernel(name):
     return name
 
 # %% ../../nbs/04a_export.condensed.ipynb #5272946f
+@inference_layer
 class CondensedLinear(nn.Module):
     "A constant fan-in sparse `Linear`: output `o` is `bias[o] + sum_j values[o, j] * x[..., indices[o, j]]`"
+    replaces = (nn.Linear,)
+    def spec(self) -> dict: return dict(out_features=self.out_features, in_features=self.in_features, k=self.k)
+    @classmethod
+    def from_spec(cls, spec:dict, old:nn.Module, has_bias:bool):
+        "An empty one of `spec`'s sizes, for `load_inference` to fill"
+        o, k = spec['out_features'], spec['k']
+        return cls(torch.zeros(o, k), torch.zeros(o, k, dtype=torch.long), torch.zeros(o) if has_bias else None,
+                   in_features=spec['in_features'])
     def __init__(self, values:torch.Tensor, indices:torch.Tensor, bias:torch.Tensor|None=None, in_features:int|None=None,
                  kernel:str='embedding_bag'):
         super().__init__()

@@ -12,6 +12,7 @@ import pandas as pd
 from ..core.hooks import remove_sparse_hooks, _get_model
 from ..core.sites import masked_sites
 from ..core.sparsify import apply_masks, unsparsify_model
+from .layers import inference_layer
 
 # %% auto #0
 __all__ = ['make_permanent', 'SparseLinear', 'to_sparse_inference']
@@ -27,8 +28,16 @@ def make_permanent(model):
     return m
 
 # %% ../../nbs/04b_export.convert.ipynb #6cbf1640
+@inference_layer
 class SparseLinear(nn.Module):
     "A `Linear` whose weight is a CSR matrix: `y = x W^T + b` with a sparse `W`, for inference"
+    replaces = (nn.Linear,)
+    def spec(self) -> dict: return dict(out_features=self.out_features, in_features=self.in_features)
+    @classmethod
+    def from_spec(cls, spec:dict, old:nn.Module, has_bias:bool):
+        "An empty one of `spec`'s sizes, for `load_inference` to fill"
+        o, i = spec['out_features'], spec['in_features']
+        return cls(torch.zeros(o, i), torch.zeros(o) if has_bias else None)
     def __init__(self, weight:torch.Tensor, bias:torch.Tensor|None=None):
         super().__init__()
         self.out_features, self.in_features = weight.shape

@@ -16,6 +16,7 @@ from .checkpoint import _bare, _load_state
 from .convert import SparseLinear, _set_module
 from .condense import Im2colConv2d, SliceMaxPool2d
 from .condensed import CondensedLinear
+from .layers import INFERENCE_LAYERS, layer_spec
 
 # %% auto #0
 __all__ = ['SPARSE_FORMAT', 'INFERENCE_FORMAT', 'sparse_state_dict', 'save_sparse', 'load_sparse', 'save_inference',
@@ -72,44 +73,24 @@ def load_sparse(model, file, device=None, strict:bool=True) -> SparseHooks:
 # %% ../../nbs/04d_export.format.ipynb #2e454fa2
 INFERENCE_FORMAT = 'fastsparse-inference-2'
 
-def _layer_spec(m) -> dict|None:
-    "What rebuilds the inference layer `m` (`SparseLinear`, `CondensedLinear` or a `condense` kernel), or None for an ordinary module"
-    kind = type(m).__name__
-    if isinstance(m, SparseLinear): return dict(kind=kind, out_features=m.out_features, in_features=m.in_features)
-    if isinstance(m, CondensedLinear): return dict(kind=kind, out_features=m.out_features, in_features=m.in_features, k=m.k)
-    if isinstance(m, SliceMaxPool2d): return dict(kind=kind, kernel_size=m.kernel_size)
-    if isinstance(m, Im2colConv2d): return dict(kind=kind)
-    return None
-
 def save_inference(model, file):
     "Save a model made by `to_sparse_inference` or `condense`: its special layers, sliced shapes and weights"
     model = _get_model(model)
-    layers = {n: spec for n, m in model.named_modules() if (spec := _layer_spec(m)) is not None}
+    layers = {n: spec for n, m in model.named_modules() if (spec := layer_spec(m)) is not None}   # every registered kind
     torch.save(dict(format=INFERENCE_FORMAT, layers=layers, state=model.state_dict()), file)
 
 # %% ../../nbs/04d_export.format.ipynb #c5f7d0e9
 _ARCH = "load it into a fresh instance of the architecture it was saved from"
-_KINDS = {'SparseLinear': (nn.Linear, SparseLinear), 'CondensedLinear': (nn.Linear, CondensedLinear),
-          'SliceMaxPool2d': (nn.MaxPool2d, SliceMaxPool2d), 'Im2colConv2d': (nn.Conv2d,)}   # what each replaces
-
 def _rebuild(spec:dict, has_bias:bool, old:nn.Module) -> nn.Module|None:
-    "The inference layer `spec` describes, to replace `old`; `None` for `Im2colConv2d`, which `old` becomes in place"
-    kind = spec.get('kind')
-    if kind not in _KINDS:
-        raise ValueError(f"the inference file has a layer of kind {kind!r}, which fastsparse does not know: the file is damaged")
-    if not isinstance(old, _KINDS[kind]):
-        raise ValueError(f"the saved model has a {kind} in place of a {_KINDS[kind][0].__name__} where this model has a "
+    "The inference layer `spec` describes, to replace `old` (its class's `from_spec`), or its class where `old` becomes one in place"
+    cls = INFERENCE_LAYERS.get(spec.get('kind'))
+    if cls is None:
+        raise ValueError(f"the inference file has a layer of kind {spec.get('kind')!r}, which fastsparse does not know "
+                         f"(it knows {', '.join(INFERENCE_LAYERS)}): the file is damaged, or made by a newer fastsparse")
+    if not isinstance(old, cls.replaces):
+        raise ValueError(f"the saved model has a {cls.__name__} in place of a {cls.replaces[0].__name__} where this model has a "
                          f"{type(old).__name__}: {_ARCH}")
-    if kind == 'SliceMaxPool2d': return SliceMaxPool2d(spec['kernel_size'])
-    if kind == 'Im2colConv2d':                        # `condense`'s kernel for the Conv2d that is there
-        if not Im2colConv2d.fits(old):
-            raise ValueError(f"the saved model computes a Conv2d with Im2colConv2d, but this model has a {type(old).__name__} "
-                             f"there that it cannot compute: {_ARCH}")
-        return None
-    o, i = spec['out_features'], spec['in_features']
-    bias = torch.zeros(o) if has_bias else None
-    if kind == 'SparseLinear': return SparseLinear(torch.zeros(o, i), bias)
-    return CondensedLinear(torch.zeros(o, spec['k']), torch.zeros(o, spec['k'], dtype=torch.long), bias, in_features=i)
+    return cls.from_spec(spec, old, has_bias) or cls     # a class: `old` becomes one in place
 
 def _resize_(model, state:dict):
     "Give every parameter and buffer of `model` the shape it has in `state` (sliced by `condense`), fixing the sizes modules keep"
@@ -128,7 +109,7 @@ def _resize_(model, state:dict):
 
 # %% ../../nbs/04d_export.format.ipynb #f72ccd43
 def _inference_plan(model:nn.Module, layers:dict, state:dict) -> list:
-    "[(layer name, the module to put there, or `None` for Im2colConv2d in place)] for `layers`, all checked against `model` and `state`"
+    "[(layer name, the module to put there, or the class the module there becomes)] for `layers`, all checked against `model` and `state`"
     plan = []
     for name, spec in layers.items():
         try: old = model.get_submodule(name)
@@ -136,7 +117,7 @@ def _inference_plan(model:nn.Module, layers:dict, state:dict) -> list:
             raise ValueError(f"the saved model has a {spec.get('kind')} at {name}, but this model has no module there: {_ARCH}") from None
         spec = {'out_features': getattr(old, 'out_features', None), 'in_features': getattr(old, 'in_features', None), **spec}
         plan.append((name, _rebuild(spec, f'{name}.bias' in state, old)))
-    new = {n: m for n, m in plan if m is not None}
+    new = {n: m for n, m in plan if isinstance(m, nn.Module)}
     keys = [k for k in model.state_dict() if not any(k.startswith(n + '.') for n in new)]
     keys += [f'{n}.{k}' for n, m in new.items() for k in m.state_dict()]
     missing, unexpected = [k for k in keys if k not in state], [k for k in state if k not in set(keys)]
@@ -174,7 +155,7 @@ def load_inference(model, file):
     plan = _inference_plan(model, layers, state)          # every check, before anything changes
     with _undo_on_error(model), _undo_modules(model):
         for name, new in plan:
-            if new is None: model.get_submodule(name).__class__ = Im2colConv2d
+            if isinstance(new, type): model.get_submodule(name).__class__ = new
             else: _set_module(model, name, new)
         _resize_(model, state)
         model.load_state_dict(state)
