@@ -13,7 +13,8 @@ from ..ops.select import top_k_mask
 from ..sparsity.patterns import get_pattern, Unstructured, _below
 from ..core.report import record_update
 from .dynamic import _check_option, _check_score
-from .rewire import zero_opt_state_, _pattern_road
+from .rewire import _pattern_road
+from ..core.commit import zero_opt_state_, commit_mask_
 from .srigl import ablate_units_, UnitRemovingUpdater, _rows
 
 # %% auto #0
@@ -160,9 +161,7 @@ class Chase(UnitRemovingUpdater):
                 cols = (torch.tensor(units, device=q.mask.device)[:, None] * width
                         + torch.arange(width, device=q.mask.device)).flatten()
                 new = q.mask.clone(); new[:, cols] = False
-                with torch.no_grad():
-                    mask_(q.weight.data, new); zero_opt_state_(self.opt, q.weight, new)
-                    q.set_mask_(new)
+                commit_mask_(q, new, self.opt, turnover=False)  # the refill below records the layer's turnover
                 touched.add(self.sites.index(q))
         for i in touched: self._refill(i)                # regrow what the removed channels and inputs held
         return sum(len(v) for v in chosen.values())
@@ -177,11 +176,7 @@ class Chase(UnitRemovingUpdater):
         if n <= 0: return
         g = _check_score(self.grow_score, self.grow_score(s.weight, self.opt), s.weight, s).float().masked_fill(~ok, -math.inf)
         new = s.mask | top_k_mask(_below(g, s.mask | ~ok), n, within=ok & ~s.mask)
-        with torch.no_grad():
-            old = s.mask
-            mask_(s.weight.data, old)                     # grown weights start at zero
-            record_update(s, old, new, s.record.pattern)
-            s.set_mask_(new)
+        commit_mask_(s, new, self.opt)                    # grown weights start at zero, with no optimizer state
 
     def update_masks(self, drop_frac:float):
         "Remove channels on the ramp, then drop and regrow within the channels and inputs that remain"

@@ -20,7 +20,8 @@ from ..core.hooks import ensure_enforced, set_dense_grads
 from ..core.report import mask_markers, zero_preserving
 from ..core.sites import masked_sites
 from ..core.sparsify import apply_masks, mask_grads_, sparsify_model
-from .rewire import allocate, choose_road, finite_grads, momentum_redistribution, zero_opt_state_, _index_road, _kernel_road, _pattern_road, _warn_skipped
+from .rewire import allocate, choose_road, finite_grads, momentum_redistribution, _index_road, _kernel_road, _pattern_road, _warn_skipped
+from ..core.commit import zero_opt_state_
 from .scores import gradient_magnitude, gradient_momentum, random_score, score_needs, weight_magnitude
 from ..ops import kernels
 from ..sparsity.distributions import get_distribution, _check_sparsity

@@ -18,7 +18,7 @@ from ..core.hooks import SparseHooks, _get_model
 from ..core.report import record_update
 from ..core.sites import DEFAULT_SPARSE_TYPES, lm_heads, masked_sites, sparse_sites, TransformersConv1D
 from ..core.sparsify import sparsify_model
-from .rewire import zero_opt_state_
+from ..core.commit import zero_opt_state_, commit_mask_
 
 # %% auto #0
 __all__ = ['CALIBRATED', 'ONESHOT_METHODS', 'row_keeps', 'per_row_mask', 'wanda_score', 'wanda_mask', 'sparsegpt_prune',
@@ -252,12 +252,9 @@ def _apply(site, sp:float, method:str, pat, stats, blocksize:int, damp:float, op
     elif method == 'wanda': mask = wanda_mask(w, stats.norms, sp, pat)
     else: new, mask = sparsegpt_prune(w, stats.hessian, sp, pat, blocksize, damp)
     mask = site.from_out_major(mask)
-    record_update(site, site.mask, mask, pat)
-    site.set_mask_(mask)
-    with torch.no_grad():
-        if new is not None: site.weight.data.copy_(site.from_out_major(new))
-        mask_(site.weight.data, mask)
-    if opt is not None: zero_opt_state_(opt, site.weight, mask)
+    if new is not None:
+        with torch.no_grad(): site.weight.data.copy_(site.from_out_major(new))    # SparseGPT's updated kept weights
+    commit_mask_(site, mask, opt, pat)
     site.record.sparsity = 1 - int(mask.count_nonzero()) / mask.numel()
 
 _REPORT = '_sparse_oneshot'            # the attribute of a pruned model that holds its per-block table

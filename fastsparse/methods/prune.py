@@ -6,8 +6,7 @@ Docs: https://fastsparse.github.io/fastsparse/methods.prune.html.md"""
 
 # %% ../../nbs/03d_methods.prune.ipynb #1f63e194
 from __future__ import annotations
-import difflib
-import math
+import difflib, math
 import torch, torch.nn as nn
 from ..ops.masks import mask_, n_ones
 from ..ops.select import top_k_mask
@@ -20,7 +19,7 @@ from ..core.report import mask_markers, record_update, zero_preserving
 from ..core.sites import DEFAULT_SPARSE_TYPES, masked_sites, sparse_sites
 from ..core.sparsify import apply_masks, mask_grads_, sparsify_model, _undo_on_error
 from .dynamic import SparseUpdater
-from .rewire import zero_opt_state_
+from ..core.commit import zero_opt_state_, commit_mask_
 from .scores import random_score, weight_magnitude
 from .oneshot import prune_oneshot, ONESHOT_METHODS
 
@@ -92,13 +91,9 @@ def prune_masks_(sites:list, sparsities:list, scores:list, pattern='unstructured
                 if not isinstance(pat, Unstructured) else pat.mask(sc, sp, within=s.mask if within_mask else None)
                 for s, sp, sc in todo]
     if world_size() > 1: broadcast_(news)          # process 0 decides, every process applies
-    with torch.no_grad():
-        for (s, _, _), new in zip(todo, news):
-            record_update(s, s.mask, new, pat)
-            s.set_mask_(new)
-            mask_(s.weight.data, new)
-            if opt is not None: zero_opt_state_(opt, s.weight, new)
-            s.record.sparsity = 1 - int(new.count_nonzero()) / new.numel()
+    for (s, _, _), new in zip(todo, news):
+        commit_mask_(s, new, opt, pat)
+        s.record.sparsity = 1 - int(new.count_nonzero()) / new.numel()
 
 # %% ../../nbs/03d_methods.prune.ipynb #8cd3882f
 _CALIBRATED = ('wanda', 'sparsegpt')          # scores that read each layer's inputs: `fastsparse.oneshot`

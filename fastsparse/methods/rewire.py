@@ -13,11 +13,12 @@ from ..ops.select import _top_k
 from ..sparsity.patterns import get_pattern, Unstructured, _check_count
 from ..core.distributed import broadcast_, world_size
 from ..core.report import record_update, _note_update
-from .scores import gradient_momentum, opt_state, sparse_score
+from .scores import gradient_momentum, sparse_score
+from ..core.commit import opt_state, commit_mask_, zero_opt_state_, _weight_states
 from ..ops import kernels
 
 # %% auto #0
-__all__ = ['ROADS', 'allocate', 'momentum_redistribution', 'choose_road', 'zero_opt_state_', 'drop_grow_', 'finite_grads']
+__all__ = ['ROADS', 'allocate', 'momentum_redistribution', 'choose_road', 'drop_grow_', 'finite_grads']
 
 # %% ../../nbs/03b_methods.rewire.ipynb #570ad275
 def allocate(total:int, shares:list, capacity:list) -> list:
@@ -60,15 +61,6 @@ def choose_road(site, pattern='unstructured', n_weights:int|None=None) -> str:
     if type(pat) is not Unstructured or site.packed or not site.weight.is_contiguous() or world_size() > 1: return 'pattern'
     if kernels.worth(site.weight.numel() if n_weights is None else n_weights) and kernels.usable(site.weight): return 'kernel'
     return 'index'
-
-# %% ../../nbs/03b_methods.rewire.ipynb #37d6134e
-def zero_opt_state_(opt, p:torch.Tensor, keep:torch.Tensor):
-    "Zero every per-weight optimizer state tensor of `p` outside `keep`"
-    for v in _weight_states(opt, p): mask_(v, keep)
-
-def _weight_states(opt, w) -> list:
-    "The optimizer state tensors of `w` that hold one value per weight"
-    return [v for v in opt_state(opt, w).values() if isinstance(v, torch.Tensor) and v.shape == w.shape]
 
 # %% ../../nbs/03b_methods.rewire.ipynb #f1af85ac
 def _check_single(site, n_drop:int, n_grow:int, n_act:int, keep_score, grow_score):
@@ -150,13 +142,8 @@ def _pattern_road(site, n_drop:int, n_grow:int, keep_score, grow_score, opt=None
         o = site.out_major
         kept, new = map(site.from_out_major, pat.drop_grow(o(old), o(keep_score), o(grow_score), n_drop, n_grow))
     if world_size() > 1: broadcast_([kept, new])   # process 0 decides, every process applies
-    with torch.no_grad():
-        stay = old & new                             # a weight dropped and grown again in one update keeps its value
-        mask_(w.data, stay)                          # dropped weights out, grown ones start at zero
-        zero_opt_state_(opt, w, stay)
-        record_update(site, old, new, pat)
-        site.set_mask_(new)
-        site.record.sparsity = 1. - int(new.count_nonzero()) / w.numel()
+    commit_mask_(site, new, opt, pat)               # a weight dropped and grown again in one update keeps its value
+    site.record.sparsity = 1. - int(new.count_nonzero()) / w.numel()
     return new
 
 # %% ../../nbs/03b_methods.rewire.ipynb #cd8d8789

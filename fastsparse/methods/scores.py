@@ -10,9 +10,10 @@ import warnings
 from dataclasses import dataclass
 from typing import Callable
 import torch
+from ..core.commit import opt_state
 
 # %% auto #0
-__all__ = ['ScoreNeeds', 'sparse_score', 'score_needs', 'opt_state', 'random_score', 'weight_magnitude', 'gradient_magnitude',
+__all__ = ['ScoreNeeds', 'sparse_score', 'score_needs', 'random_score', 'weight_magnitude', 'gradient_magnitude',
            'gradient_momentum']
 
 # %% ../../nbs/03a_methods.scores.ipynb #dcc80226
@@ -47,13 +48,6 @@ def score_needs(f) -> ScoreNeeds:
 
 # %% ../../nbs/03a_methods.scores.ipynb #d970b17d
 _MOMENTUM_KEYS = ('grad_avg', 'momentum_buffer', 'exp_avg')
-
-def opt_state(opt, p:torch.Tensor) -> dict:
-    "The per-parameter state that `opt` (fastai or PyTorch) keeps for `p` (empty if none yet)"
-    if opt is None: return {}
-    inner = getattr(opt, 'opt', None)
-    state = inner.state if isinstance(inner, torch.optim.Optimizer) else getattr(opt, 'state', {})
-    return state.get(p, {}) if hasattr(state, 'get') else {}
 
 def random_score(param, opt):
     "Uniform random scores (SET's growth), from PyTorch's seeded generator"

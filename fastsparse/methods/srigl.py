@@ -15,7 +15,7 @@ from ..core.distributed import broadcast_, world_size
 from ..core.graph import channel_links, ChannelLink
 from ..core.report import record_update
 from .dynamic import RigL, _check_option, _check_score
-from .rewire import zero_opt_state_, _weight_states
+from ..core.commit import _weight_states, zero_opt_state_, commit_mask_
 
 # %% auto #0
 __all__ = ['unit_tensors', 'zero_ablated_', 'ablate_units_', 'UnitRemovingUpdater', 'SRigL', 'fan_ins']
@@ -60,13 +60,8 @@ def ablate_units_(site, units, tensors:list=(), opt=None) -> list:
     if any(not 0 <= u < n for u in units):
         raise ValueError(f"{site.name} has {n} output units; cannot ablate {[u for u in units if not 0 <= u < n]}")
     if not units: return site.record.ablated
-    with torch.no_grad():
-        new = site.mask.clone(); new[units] = False
-        old = site.mask
-        mask_(site.weight.data, new)
-        zero_opt_state_(opt, site.weight, new)
-        record_update(site, old, new, site.record.pattern)
-        site.set_mask_(new)
+    new = site.mask.clone(); new[units] = False
+    commit_mask_(site, new, opt)
     site.record.ablated = sorted(set(site.record.ablated) | set(units))
     zero_ablated_(site, tensors, opt)
     return site.record.ablated
@@ -123,12 +118,7 @@ class SRigL(UnitRemovingUpdater):
             grow = _check_score(self.grow_score, self.grow_score(w, self.opt), w, s)
             new = self._rewire(s, keep, grow, drop_frac, self.budget[i], self.ablatable[i])
             if world_size() > 1: broadcast_([new])              # process 0 decides, every process applies
-            with torch.no_grad():
-                old = s.mask
-                stay = old & new                               # dropped and grown again: keeps its value
-                mask_(w.data, stay); zero_opt_state_(self.opt, w, stay)
-                record_update(s, old, new, s.record.pattern)
-                s.set_mask_(new)
+            commit_mask_(s, new, self.opt)                      # dropped and grown again: keeps its value
             dead = (_rows(s.out_major(new)).sum(1) == 0).nonzero().flatten().tolist()
             if s.perm is None and set(dead) - set(s.record.ablated):
                 s.record.ablated = sorted(set(s.record.ablated) | set(dead))

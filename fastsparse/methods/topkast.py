@@ -15,7 +15,7 @@ from ..core.report import record_update
 from ..core.sites import masked_sites
 from .dynamic import SparseUpdater, _number
 from .prune import prune_model
-from .rewire import zero_opt_state_
+from ..core.commit import zero_opt_state_
 
 # %% auto #0
 __all__ = ['TopKASTLayer', 'TopKAST']
