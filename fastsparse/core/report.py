@@ -90,6 +90,7 @@ def sparsity_report(model, pattern:str|None=None) -> pd.DataFrame:
                 f"{', '.join(type(f).__name__ for f in s.owner)}" if k else '') + ('; ' if k and also else '')
         note += f"also {', '.join(also)}" if also and not k else ''
         if rec.sparsity == 0: note = 'masked, kept dense by its layer distribution' + (f'; {note}' if note else '')
+        if 'moved so that every normalised row' in rec.source: note += f"; {rec.source.partition('; ')[2]}"
         rows.append(dict(layer=s.name, shape=tuple(s.weight.shape), pattern=pattern or rec.pattern, target_sparsity=rec.sparsity,
                          sparsity=1 - nnz / n, nonzeros=nnz, numel=n, turnover=rec.turnover,
                          total_turnover=rec.total_turnover, ablated=len(rec.ablated), note=note))

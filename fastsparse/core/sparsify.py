@@ -103,6 +103,36 @@ def _check_parametrized(sites):
                              "parametrization does not keep zeros (weight_norm and spectral_norm do); leave the layer "
                              "dense with `exclude=`, or sparsify the layer before parametrizing it")
 
+def _normalised_dim(site):
+    "How a parametrization normalises `site`'s original: the dim of its rows (weight norm), 'all' (one norm of it all), or None"
+    from torch.nn.utils.parametrizations import _WeightNorm, _SpectralNorm
+    if not isinstance(site.owner, parametrize.ParametrizationList): return None
+    for f in site.owner:
+        if isinstance(f, _WeightNorm) and site.pname == 'original1':
+            return 'all' if f.dim is None or f.dim == -1 else f.dim % site.weight.dim()
+        if isinstance(f, _SpectralNorm): return 'all'
+    return None
+
+def _keep_normalised_rows_(site, mask:torch.Tensor) -> int:
+    """Give every row that `site`'s parametrization normalises at least one kept weight, in place: into an empty row the
+    entry of largest |weight|, out of the fullest row its kept entry of smallest |weight|; return how many moved"""
+    d = _normalised_dim(site)
+    if d is None or bool(mask.all()): return 0
+    to_rows = (lambda t: t.reshape(1, -1)) if d == 'all' else (lambda t: t.movedim(d, 0).reshape(t.shape[d], -1))
+    m, score = to_rows(mask).clone(), to_rows(site.weight.detach()).abs().float()
+    if int(m.sum()) < m.shape[0]:
+        what = 'by a norm' if d == 'all' else f"each of its {m.shape[0]} rows by its norm"
+        raise ValueError(f"{site.name}: {', '.join(type(f).__name__ for f in site.owner)} divides {what}, but the layer keeps {int(m.sum())} weights at this sparsity, so "
+                         "a row would keep none (NaN); use a lower sparsity for this layer, or leave it dense with `exclude=`")
+    moved = 0
+    for r in (~m.any(1)).nonzero().flatten().tolist():
+        full = int(m.sum(1).argmax())
+        m[r, int(score[r].argmax())] = True
+        m[full, int(score[full].masked_fill(~m[full], math.inf).argmin())] = False
+        moved += 1
+    if moved: mask.copy_(m.reshape(mask.shape) if d == 'all' else m.reshape(mask.movedim(d, 0).shape).movedim(0, d))
+    return moved
+
 @contextmanager
 def _undo_on_error(model:nn.Module, tensors=None):
     "If the block raises, put back `model`'s buffers, records and hooks and the values of `tensors` (default: all of them)"
@@ -160,13 +190,15 @@ def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, 
                          f"it returned {sparsities}")
     if fixed is not None: sparsities = [0. if float(sp) == 0 else fixed for sp in sparsities]
     masks = _layer_masks(sites, sparsities, pattern)             # checks the pattern before any weight changes
+    moved = [_keep_normalised_rows_(st, m) if pattern is None else 0 for st, m in zip(sites, masks)]   # no row of weight norm empty
     pat_name = 'unstructured' if pattern is None else str(get_pattern(pattern))
     with _undo_on_error(model, [st.weight for st in sites]):     # a failure leaves the model as it was
-        for st, sp, mask in zip(sites, sparsities, masks):
+        for st, sp, mask, mv in zip(sites, sparsities, masks, moved):
             w = st.weight
             if pattern is not None: sp = 1. - int(mask.count_nonzero()) / mask.numel()   # blocks may round: the exact figure
             _register_mask(st, mask, packed, sparsity=float(sp), pattern=pat_name if sp > 0 else 'unstructured',
-                           source=f"{_dist_name(sparse_f)} at {s:g}")
+                           source=f"{_dist_name(sparse_f)} at {s:g}" + (f"; {mv} kept weight{'s' * (mv > 1)} moved "
+                           "so that every normalised row keeps one" if mv else ''))
             if sparse_init_mode: sparse_init_(st.out_major(w.data), st.out_major(mask), sparse_init_mode)
             else:
                 with torch.no_grad(): mask_(w.data, mask)

@@ -172,26 +172,82 @@ def _batches(calibration, method:str) -> list:
 
 def _ids(b): return b.get('input_ids') if isinstance(b, dict) else b[0] if isinstance(b, (tuple, list)) else b
 
+def _tensors(b) -> list:
+    "(where, tensor) for each tensor of batch `b`: 'the batch', 'argument 1' or 'input_ids'"
+    if isinstance(b, dict): return [(repr(k), t) for k, t in b.items() if isinstance(t, torch.Tensor)]
+    if isinstance(b, (tuple, list)): return [(f"argument {j}", t) for j, t in enumerate(b) if isinstance(t, torch.Tensor)]
+    return [('the batch', b)]
+
+def _first_layer(model:nn.Module) -> nn.Module|None:
+    "The layer that takes the model's input: its input embedding, or the first module that holds parameters itself"
+    try: emb = model.get_input_embeddings() if hasattr(model, 'get_input_embeddings') else None
+    except NotImplementedError: emb = None
+    if isinstance(emb, nn.Module): return emb
+    return next((m for m in model.modules() if next(m.parameters(recurse=False), None) is not None), None)
+
+def _keywords(model:nn.Module) -> set|None:
+    "The keyword arguments `model.forward` takes, or None where it takes any"
+    import inspect
+    ps = inspect.signature(model.forward).parameters.values()
+    names = {p.name for p in ps if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    if not any(p.kind == p.VAR_KEYWORD for p in ps): return names
+    if not type(model).__module__.startswith('transformers.'): return None
+    try: from transformers.utils import TransformersKwargs          # what a transformers model's **kwargs stand for
+    except ImportError: return None
+    return names | set(TransformersKwargs.__annotations__)
+
 def _check_ids(model:nn.Module, bs:list):
-    "Token ids that an embedding cannot take are refused with the batch's index, before anything runs"
-    emb = model.get_input_embeddings() if hasattr(model, 'get_input_embeddings') else None
-    if not isinstance(emb, nn.Embedding): return
-    cfg = getattr(model, 'config', None)
-    most = next((getattr(cfg, k) for k in ('n_positions', 'max_position_embeddings') if isinstance(getattr(cfg, k, None), int)), None)
+    "Calibration batches that `model` cannot take are refused with the batch's index, before anything runs"
+    devs = {p.device for p in model.parameters()}
+    dev = next(iter(devs)) if len(devs) == 1 else None             # a model spread over devices places its inputs itself
+    keys = _keywords(model) if any(isinstance(b, dict) for b in bs) else None
+    first = _first_layer(model)
+    name = type(model).__name__
     for i, b in enumerate(bs):
+        if isinstance(b, dict) and keys is not None and set(b) - keys:
+            raise ValueError(f"calibration batch {i} has the keys {', '.join(map(repr, sorted(set(b) - keys)))}, which "
+                             f"{name}.forward does not take; it takes {', '.join(sorted(keys))}: rename or drop them")
+        for where, t in _tensors(b):
+            if dev is not None and t.device != dev:
+                raise ValueError(f"calibration batch {i}: {where} is on {t.device}, the model on {dev}; move the batches "
+                                 f"with .to({str(dev)!r}) (or the model to theirs)")
+            if t.numel() == 0:
+                raise ValueError(f"calibration batch {i}: {where} has shape {tuple(t.shape)}, which holds nothing; "
+                                 "every batch needs at least one sample")
         x = _ids(b)
         if not isinstance(x, torch.Tensor): continue
-        if x.is_floating_point() or x.is_complex() or x.dtype == torch.bool:
-            raise TypeError(f"calibration batch {i}: the token ids are {x.dtype}; {type(model).__name__} embeds integer ids "
-                            f"(torch.long), shape (batch, sequence)")
-        if x.dim() != 2:
+        if isinstance(first, nn.Embedding):
+            if x.is_floating_point() or x.is_complex() or x.dtype == torch.bool:
+                raise TypeError(f"calibration batch {i}: the token ids are {x.dtype}; {name} embeds integer ids "
+                                f"(torch.long), shape (batch, sequence): pass them as .long()")
+            if int(x.min()) < 0 or int(x.max()) >= first.num_embeddings:
+                raise ValueError(f"calibration batch {i}: token ids run from {int(x.min())} to {int(x.max())}, outside the "
+                                 f"embedding's vocabulary [0, {first.num_embeddings})")
+        elif isinstance(first, (nn.Linear, nn.modules.conv._ConvNd)) and not x.is_floating_point():
+            raise TypeError(f"calibration batch {i}: the inputs are {x.dtype}, but {name}'s first layer, a "
+                            f"{type(first).__name__}, takes floating features ({first.weight.dtype}): pass them as "
+                            f".to({first.weight.dtype})")
+        if isinstance(first, nn.Linear) and x.shape[-1] != first.in_features:
+            raise ValueError(f"calibration batch {i}: the inputs have shape {tuple(x.shape)}, but {name}'s first layer "
+                             f"takes {first.in_features} features in the last dimension")
+        if isinstance(first, nn.modules.conv._ConvNd):
+            d = len(first.kernel_size)
+            if x.dim() not in (d + 1, d + 2) or x.shape[-d - 1] != first.in_channels:
+                raise ValueError(f"calibration batch {i}: the inputs have shape {tuple(x.shape)}, but {name}'s first layer "
+                                 f"takes (batch, {first.in_channels}, {', '.join('...' for _ in range(d))})")
+        if not hasattr(model, 'get_input_embeddings'): continue     # a transformers model: (batch, sequence) ids
+        cfg = getattr(model, 'config', None)
+        most = next((getattr(cfg, k) for k in ('n_positions', 'max_position_embeddings') if isinstance(getattr(cfg, k, None), int)), None)
+        if isinstance(first, nn.Embedding) and x.dim() != 2:
             raise ValueError(f"calibration batch {i}: the token ids have shape {tuple(x.shape)}; they are (batch, sequence)")
-        if x.numel() and (int(x.min()) < 0 or int(x.max()) >= emb.num_embeddings):
-            raise ValueError(f"calibration batch {i}: token ids run from {int(x.min())} to {int(x.max())}, outside the "
-                             f"embedding's vocabulary [0, {emb.num_embeddings})")
-        if most is not None and x.shape[1] > most:
+        if isinstance(first, nn.Embedding) and most is not None and x.shape[1] > most:
             raise ValueError(f"calibration batch {i}: sequences of {x.shape[1]} tokens, longer than the model's "
                              f"{most} positions")
+    sig = lambda b: [(w, t.dtype) for w, t in _tensors(b)]
+    for i, b in enumerate(bs[1:], 1):
+        if sig(b) != sig(bs[0]):
+            raise ValueError(f"calibration batch {i} is {_describe(b)}, unlike batch 0, {_describe(bs[0])}: every batch "
+                             "holds the same tensors, of the same dtypes")
 
 class _NoCache:
     "Within it, a transformers model keeps no key/value cache (a block run twice on its inputs must not grow one)"
@@ -205,6 +261,18 @@ class _NoCache:
 def _run(model, b):
     return model(**b) if isinstance(b, dict) else model(*b) if isinstance(b, (tuple, list)) else model(b)
 
+def _describe(b) -> str:
+    "What a calibration batch is, for an error message: its type, and each tensor's shape, dtype and device"
+    def t(x): return f"{tuple(x.shape)} {x.dtype} on {x.device}" if isinstance(x, torch.Tensor) else type(x).__name__
+    if isinstance(b, dict): return "a dict of " + ', '.join(f"{k}: {t(v)}" for k, v in b.items())
+    if isinstance(b, (tuple, list)): return f"a {type(b).__name__} of " + ', '.join(t(v) for v in b)
+    return "a tensor " + t(b)
+
+def _refused(model, b, i:int, e:Exception) -> ValueError:
+    return ValueError(f"calibration batch {i} does not run through {type(model).__name__}: {type(e).__name__}: {e}. "
+                      f"A batch is what the model is called with (model(x) for a tensor, model(*b) for a tuple, "
+                      f"model(**b) for a dict); this one is {_describe(b)}: call the model on it to see what it takes")
+
 def _run_until(model, b, module:nn.Module, i:int) -> tuple:
     "(args, kwargs) that `module` is called with when `model` runs batch `b` (the pass stops there)"
     got = []
@@ -212,11 +280,16 @@ def _run_until(model, b, module:nn.Module, i:int) -> tuple:
     h = module.register_forward_pre_hook(hook, with_kwargs=True)
     try: _run(model, b)
     except _Stop: pass
-    except Exception as e:
-        raise ValueError(f"calibration batch {i} does not run through {type(model).__name__}: {type(e).__name__}: {e}") from e
+    except Exception as e: raise _refused(model, b, i, e) from e
     finally: h.remove()
     if not got: raise ValueError(f"calibration batch {i} ran through the model without reaching {type(module).__name__}")
     return got[0]
+
+def _check_runs(model, bs:list, module:nn.Module):
+    "The model runs the first batch through to its output, and every batch up to `module` (call under `torch.no_grad`)"
+    try: _run(model, bs[0])
+    except Exception as e: raise _refused(model, bs[0], 0, e) from e
+    for i, b in enumerate(bs): _run_until(model, b, module, i)
 
 def _nbytes(obj, seen=None) -> int:
     "Bytes of the tensors in `obj` (nested tuples, lists, dicts), each storage counted once"
@@ -322,8 +395,7 @@ def prune_oneshot(model, sparsity:float|None=None, method:str='wanda', pattern='
     model.eval()
     try:
         with torch.no_grad(), _NoCache(model):
-            if bs is not None:                # every batch reaches the first layer to prune, before any change
-                for i, b in enumerate(bs): _run_until(model, b, todo[0][0].user, i)
+            if bs is not None: _check_runs(model, bs, todo[0][0].user)    # before any change
             if not already:
                 hooks = sparsify_model(model, 0., sparse_init_mode=None, types=types, prune_head=prune_head)
             live = {s.name: s for s in masked_sites(model)}
