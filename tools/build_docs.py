@@ -72,6 +72,8 @@ def execute(src, dst, workdir, skip_flags, cell_timeout, key):
             c.cell_type = 'raw'; skipped.append(i)                       # nbclient runs code cells only
             c.pop('outputs', None); c.pop('execution_count', None)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), os.environ.get('PYTHONPATH', '')]).rstrip(os.pathsep))
+    # a warning that a dependency prints when it is imported (fastai's use of `torch.jit.script`) is not the page's content
+    env['PYTHONWARNINGS'] = ','.join(filter(None, [os.environ.get('PYTHONWARNINGS'), 'ignore:`torch.jit.script` is deprecated:FutureWarning']))
     client = NotebookClient(nb, timeout=cell_timeout or None, kernel_name='python3', allow_errors=False,
                             resources={'metadata': {'path': str(workdir)}})
     err = None
@@ -103,6 +105,11 @@ def _symbols():
     for m in mods:
         mod = importlib.import_module(f'fastsparse.{m}')
         for n in mod.__all__: out.setdefault(n, (m, f'fastsparse.{m}.{n}'))
+    for n in [n for n in allmod.__all__ if n not in out]:       # a name `fastsparse.all` adds from elsewhere (`main`)
+        m = getattr(getattr(allmod, n), '__module__', '') or ''
+        if m.startswith('fastsparse.'):
+            out[n] = (m[len('fastsparse.'):], f'{m}.{n}')
+            if m[len('fastsparse.'):] not in mods: mods.append(m[len('fastsparse.'):])
     missing = [n for n in allmod.__all__ if n not in out]
     if missing: raise SystemExit(f"public names not found in any module's __all__: {missing}")
     return out, mods
