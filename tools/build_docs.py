@@ -72,8 +72,10 @@ def execute(src, dst, workdir, skip_flags, cell_timeout, key):
             c.cell_type = 'raw'; skipped.append(i)                       # nbclient runs code cells only
             c.pop('outputs', None); c.pop('execution_count', None)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), os.environ.get('PYTHONPATH', '')]).rstrip(os.pathsep))
-    # a warning that a dependency prints when it is imported (fastai's use of `torch.jit.script`) is not the page's content
-    env['PYTHONWARNINGS'] = ','.join(filter(None, [os.environ.get('PYTHONWARNINGS'), 'ignore:`torch.jit.script` is deprecated:FutureWarning']))
+    # warnings that dependencies print when they are imported are not the page's content: fastai's use of
+    # `torch.jit.script`, and tqdm's note (via transformers) that the kernel has no ipywidgets
+    env['PYTHONWARNINGS'] = ','.join(filter(None, [os.environ.get('PYTHONWARNINGS'), 'ignore:`torch.jit.script` is deprecated:FutureWarning',
+                                                   'ignore:IProgress not found']))
     client = NotebookClient(nb, timeout=cell_timeout or None, kernel_name='python3', allow_errors=False,
                             resources={'metadata': {'path': str(workdir)}})
     err = None
