@@ -186,32 +186,31 @@ def main(out:Path):
         try: return fc.condense(model, batch_size=1, example=example)
         finally: fc._time_interleaved, fcd._time_interleaved = old
 
+    def condensed_file(name, m, xin, fav):
+        "Condense `m` (timings replaced: `fav` wins), save it as `name`.pth; return it, its report, what it saw and computes"
+        m.eval()
+        with torch.no_grad(): ref = m(xin)
+        small, rep = condensed(m, xin[:1], fav)
+        save_inference(small, out/f'{name}.pth')
+        with torch.no_grad(): y = small(xin)
+        types = [type(l).__name__ for l in small.modules()]
+        return small, rep, dict(x=xin, out=y, sparse_out=ref, types=types,
+                                kernels=[l.kernel for l in small.modules() if hasattr(l, 'k')])
+
     m = seeded('mlp', 8); sparsify_model(m, 0.9, pattern='constant_fan_in')      # SRigL's masks
-    m.eval()
-    with torch.no_grad(): ref = m(x)
-    small, rep = condensed(m, x[:1], 'embedding_bag')
-    save_inference(small, out/'inference_condensed.pth')
-    with torch.no_grad(): y = small(x)
-    types = [type(l).__name__ for l in small.modules()]
-    assert types.count('CondensedLinear') == 2, rep
-    write('inference_condensed', 'inference_condensed.pth', 'save_inference', 'mlp',
-          dict(x=x, out=y, sparse_out=ref, types=types, kernels=[l.kernel for l in small.modules() if hasattr(l, 'k')]),
+    small, rep, e = condensed_file('inference_condensed', m, x, 'embedding_bag')
+    assert e['types'].count('CondensedLinear') == 2, rep
+    write('inference_condensed', 'inference_condensed.pth', 'save_inference', 'mlp', e,
           "save_inference of condense(model, batch_size=1, example=x[:1]) of a constant fan-in model of 0.9 "
           "(kernel timings replaced: embedding_bag wins)")
 
     m = seeded('convnet', 9); sparsify_model(m, 0.5, pattern='constant_fan_in')
     s0 = masked_sites(m)[0]; ablate_units_(s0, [2], unit_tensors(s0))              # a channel removed, as Chase does
     s1 = masked_sites(m)[2]; ablate_units_(s1, [0, 7], unit_tensors(s1))
-    m.eval()
-    with torch.no_grad(): ref = m(xc)
-    small, rep = condensed(m, xc[:1], 'gather')
-    save_inference(small, out/'inference_conv.pth')
-    with torch.no_grad(): y = small(xc)
-    types = [type(l).__name__ for l in small.modules()]
-    assert {'Im2colConv2d', 'SliceMaxPool2d', 'CondensedLinear'} <= set(types) and small[0].out_channels == 3, (types, rep)
+    small, rep, e = condensed_file('inference_conv', m, xc, 'gather')
+    assert {'Im2colConv2d', 'SliceMaxPool2d', 'CondensedLinear'} <= set(e['types']) and small[0].out_channels == 3, (e['types'], rep)
     write('inference_conv', 'inference_conv.pth', 'save_inference', 'convnet',
-          dict(x=xc, out=y, sparse_out=ref, types=types, kernels=[l.kernel for l in small.modules() if hasattr(l, 'k')],
-               shapes={k: tuple(v.shape) for k, v in small.state_dict().items() if isinstance(v, torch.Tensor)}),
+          dict(e, shapes={k: tuple(v.shape) for k, v in small.state_dict().items() if isinstance(v, torch.Tensor)}),
           "save_inference of condense of a convnet: a channel of the first conv and two units of the first Linear "
           "ablated and cut, Im2colConv2d, SliceMaxPool2d and CondensedLinear (gather) chosen by replaced timings")
 

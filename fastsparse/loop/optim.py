@@ -17,6 +17,10 @@ from .history import SparsityHistory
 __all__ = ['SparseOptimizerWrapper', 'DynamicSparseTrainingOptimizerWrapper', 'PruningOptimizerWrapper', 'sparse_optimizer']
 
 # %% ../../nbs/05d_loop.optim.ipynb #622f8e97
+def _wrapped(name:str) -> property:
+    "A property that reads and writes the wrapped optimizer's attribute `name`"
+    return property(lambda self: getattr(self.opt, name), lambda self, v: setattr(self.opt, name, v))
+
 class SparseOptimizerWrapper(torch.optim.Optimizer):
     "Wrap a PyTorch optimizer so that its steps also run a fastsparse updater (or a fastsparse callback's updater); it is an `Optimizer` itself"
     def __init__(self, model:nn.Module, opt, method, total_steps:int|None=None, n_epoch:int=1, record:bool=True):
@@ -41,18 +45,7 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
     # PyTorch's optimizer contract: the wrapped optimizer's groups, state and defaults are the wrapper's (the
     # wrapper does not call `Optimizer.__init__`, which would make groups of its own), so learning-rate schedulers,
     # `GradScaler`, gradient clipping and `add_param_group` act on the optimizer that steps
-    @property
-    def param_groups(self) -> list: return self.opt.param_groups
-    @param_groups.setter
-    def param_groups(self, v): self.opt.param_groups = v
-    @property
-    def state(self): return self.opt.state
-    @state.setter
-    def state(self, v): self.opt.state = v
-    @property
-    def defaults(self) -> dict: return self.opt.defaults
-    @defaults.setter
-    def defaults(self, v): self.opt.defaults = v
+    param_groups, state, defaults = _wrapped('param_groups'), _wrapped('state'), _wrapped('defaults')
     def add_param_group(self, param_group:dict): self.opt.add_param_group(param_group)
     def __getstate__(self): return self.__dict__
     def __setstate__(self, state): self.__dict__.update(state)

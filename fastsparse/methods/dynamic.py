@@ -64,10 +64,12 @@ class SparseUpdater:
         if self.sparse_modules is not None:
             mods = {id(m) for m in listify(self.sparse_modules)}
             sites = [s for s in sites if id(s.owner) in mods or any(id(u) in mods for u in s.users)]
-        if not sites:
-            raise ValueError(f"{type(self).__name__} found no masked weights: call `sparsify_model(model, model_sparsity)` "
-                             "before training, or give the method a sparsity")
+        if not sites: raise self._no_masks()
         return sites
+
+    def _no_masks(self) -> ValueError:
+        return ValueError(f"{type(self).__name__} found no masked weights: call `sparsify_model(model, model_sparsity)` "
+                          "before training, or give the method a sparsity")
 
     def _reset(self):
         self.n_steps = self.n_updates = self.n_skipped = self.epochs_done = 0
@@ -81,9 +83,7 @@ class SparseUpdater:
         self.model, self.opt, self.n_epoch, self.total_steps = model, opt, n_epoch, total_steps
         self.schedule.bind(n_epoch, total_steps)
         sites = masked_sites(model) if sites is None else sites
-        if not sites:
-            raise ValueError(f"{type(self).__name__} found no masked weights: call "
-                             "`sparsify_model(model, model_sparsity)` before training")
+        if not sites: raise self._no_masks()
         # the masks are enforced whatever happened since they were made (hooks removed, frozen weights unfrozen)
         self.hooks = ensure_enforced(sites)
         # a frozen weight does not train: its mask stays as it is (fastai's `fine_tune` trains the head first)
