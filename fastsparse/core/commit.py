@@ -8,10 +8,11 @@ Docs: https://fastsparse.github.io/fastsparse/core.commit.html.md"""
 from __future__ import annotations
 import torch
 from ..ops.masks import mask_
-from .report import record_update
+from ..ops import kernels
+from .report import record_update, _note_update
 
 # %% auto #0
-__all__ = ['opt_state', 'zero_opt_state_', 'commit_mask_']
+__all__ = ['opt_state', 'zero_opt_state_', 'commit_mask_', 'commit_change_']
 
 # %% ../../nbs/02h_core.commit.ipynb #bacaae03
 def opt_state(opt, p:torch.Tensor) -> dict:
@@ -30,7 +31,7 @@ def zero_opt_state_(opt, p:torch.Tensor, keep:torch.Tensor):
     for v in _weight_states(opt, p): mask_(v, keep)
 
 # %% ../../nbs/02h_core.commit.ipynb #ac014945
-def commit_mask_(site, new:torch.Tensor, opt=None, pattern=None, turnover:bool=True) -> torch.Tensor:
+def commit_mask_(site, new:torch.Tensor, opt=None, pattern=None, turnover:bool=True, sparsity:bool=True) -> torch.Tensor:
     "Make `new` the mask of `site`: weights that stay keep value and optimizer state, the others are zero with none; returns the old mask"
     with torch.no_grad():
         old = site.mask.clone()
@@ -39,4 +40,32 @@ def commit_mask_(site, new:torch.Tensor, opt=None, pattern=None, turnover:bool=T
         if opt is not None: zero_opt_state_(opt, site.weight, stay)
         if turnover: record_update(site, old, new, str(pattern) if pattern is not None else (site.record.pattern or 'unstructured'))
         site.set_mask_(new)
+        if sparsity: site.record.sparsity = 1. - int(new.count_nonzero()) / new.numel()
     return old
+
+# %% ../../nbs/02h_core.commit.ipynb #c0a1b2c4
+def commit_change_(site, dropped:torch.Tensor, grown:torch.Tensor, opt=None, n_active:int|None=None, regrown:int=0,
+                   kept:torch.Tensor|None=None, active:torch.Tensor|None=None) -> torch.Tensor:
+    "`commit_mask_` by flat indices: `dropped` leave the mask, `grown` enter it (`regrown` of them were just dropped); returns the mask"
+    w, mask = site.weight, site.mask
+    n_act = int(mask.count_nonzero()) if n_active is None else n_active
+    gone, new = dropped, grown
+    if regrown:      # dropped and grown again in the same update: not a new connection, so it keeps its value and state
+        was = mask.view(-1).index_select(0, grown)
+        back, new = grown[was], grown[~was]
+        regrew = torch.zeros(mask.numel(), dtype=torch.bool, device=mask.device); regrew[back] = True
+        gone = dropped[~regrew.index_select(0, dropped)]       # (a flag per weight: torch.isin sorts, 0.4 ms at 7,000)
+        if kept is not None: kept.view(-1)[back] = True
+    with torch.no_grad():
+        wf = w.data.view(-1)
+        wf.index_fill_(0, gone, 0.); wf.index_fill_(0, new, 0.)   # dropped weights out, new ones start at zero
+        for v in _weight_states(opt, w):
+            if kept is None and kernels.usable(v):    # outside the old mask (one kernel pass), then the dropped ones
+                kernels.zero_outside_(v, mask); v.view(-1).index_fill_(0, gone, 0)
+            else:
+                if kept is None: kept = mask.clone(); kept.view(-1)[gone] = False
+                mask_(v, kept)
+        site.change_mask_(dropped, grown, active=active)
+        site.record.sparsity = 1. - (n_act - dropped.numel() + grown.numel()) / w.numel()
+    _note_update(site, dropped.numel() + grown.numel() - 2 * regrown, 'unstructured')
+    return site.mask

@@ -53,37 +53,31 @@ class Chase(UnitRemovingUpdater):
         if self.channel_ranking not in ('global', 'layer'):
             raise ValueError(f"channel_ranking must be 'global' (the paper's) or 'layer'; got {self.channel_ranking!r}")
         super().setup()
-        by_layer = {s.name.rpartition('.')[0]: s for s in self.sites}
-        self.removable = [l is not None and l.sliceable and s.perm is None and s.pname == 'weight' and s.owner is s.user
-                          for s, l in zip(self.sites, self.links)]
-        # the masked layers that read each removable layer's channels, with the flattened width of one channel
-        self.readers = []
-        for s, l, ok in zip(self.sites, self.links, self.removable):
-            rs = []
-            if ok:
-                for c in l.consumers:
-                    if c in by_layer:
-                        q = by_layer[c]
-                        rs.append((q, q.weight.shape[1] // s.weight.shape[0] if l.flatten else 1))
-            self.readers.append(rs)
-        self.fractions = self._fractions()
+        by_name = {l.name: l for l in self.layers}
+        for l in self.layers:
+            s, k = l.site, l.link
+            l.removable = k is not None and k.sliceable and s.perm is None and s.pname == 'weight' and s.owner is s.user
+            # the masked layers that read its channels, with the flattened width of one channel
+            l.readers = [(by_name[c], by_name[c].weight.shape[1] // l.weight.shape[0] if k.flatten else 1)
+                         for c in k.consumers if c in by_name] if l.removable else []
+        for l, f in zip(self.layers, self._fractions()): l.fraction = f
         self.per_layer = isinstance(self.channel_sparsity, dict) or self.channel_ranking == 'layer'
-        self.n_channels = sum(s.weight.shape[0] for s, ok in zip(self.sites, self.removable) if ok)
+        self.n_channels = sum(l.weight.shape[0] for l in self.layers if l.removable)
         cs = self.channel_sparsity
         if not self.n_channels and (any(v > 0 for v in cs.values()) if isinstance(cs, dict) else cs > 0):
-            why = self.trace_error or '; '.join(f"{l.name} {l.reason}" for l in self.links if l is not None)[:300]
+            why = self.trace_error or '; '.join(f"{l.link.name} {l.link.reason}" for l in self.layers if l.link is not None)[:300]
             warnings.warn(f"Chase found no layer whose channels it can remove ({why}): it rewires like RigL, and "
                           "no channel goes", UserWarning)
 
-    def _allowed(self, i):
-        "Where layer `i` may grow: not in its removed channels, nor in inputs that read a removed channel"
-        s = self.sites[i]
-        ok = torch.ones_like(s.mask)
-        if s.record.ablated: ok[s.record.ablated] = False
-        for j, (p, rs) in enumerate(zip(self.sites, self.readers)):
-            for q, width in rs:
-                if q is s and p.record.ablated:
-                    cols = (torch.tensor(p.record.ablated, device=ok.device)[:, None] * width
+    def _allowed(self, l):
+        "Where layer `l` may grow: not in its removed channels, nor in inputs that read a removed channel"
+        ok = torch.ones_like(l.mask)
+        if l.site.record.ablated: ok[l.site.record.ablated] = False
+        for p in self.layers:
+            gone = p.site.record.ablated
+            for q, width in p.readers:
+                if q is l and gone:
+                    cols = (torch.tensor(gone, device=ok.device)[:, None] * width
                             + torch.arange(width, device=ok.device)).flatten()
                     ok[:, cols] = False
         return ok
@@ -91,19 +85,20 @@ class Chase(UnitRemovingUpdater):
     def _fractions(self) -> list:
         "Each site's own channel sparsity: `channel_sparsity` where removable, or the dict's value for the layers it names"
         cs = self.channel_sparsity
-        if not isinstance(cs, dict): return [float(cs) if ok else 0. for ok in self.removable]
-        names = [s.name.rpartition('.')[0] for s in self.sites]
+        if not isinstance(cs, dict): return [float(cs) if l.removable else 0. for l in self.layers]
+        names = [l.name for l in self.layers]
         unknown = [k for k in cs if k not in names]
         if unknown: raise ValueError(f"channel_sparsity names {unknown}, which are not masked layers of this model; "
                                      f"its masked layers: {names}")
         out = []
-        for s, l, ok in zip(self.sites, self.links, self.removable):
-            f = float(cs.get(s.name.rpartition('.')[0], 0.))
-            if f > 0 and not ok:
-                why = l.reason if l is not None and l.reason else 'its weight is not a plain output-major weight of one module'
-                raise ValueError(f"channel_sparsity names {s.name.rpartition('.')[0]!r}, whose channels Chase cannot remove "
+        for l in self.layers:
+            f = float(cs.get(l.name, 0.))
+            if f > 0 and not l.removable:
+                k = l.link
+                why = k.reason if k is not None and k.reason else 'its weight is not a plain output-major weight of one module'
+                raise ValueError(f"channel_sparsity names {l.name!r}, whose channels Chase cannot remove "
                                  f"({why}); the layers it can remove channels from: "
-                                 f"{[q.name.rpartition('.')[0] for q, r in zip(self.sites, self.removable) if r]}")
+                                 f"{[q.name for q in self.layers if q.removable]}")
             out.append(f)
         return out
 
@@ -112,14 +107,14 @@ class Chase(UnitRemovingUpdater):
         p = min(max(pos, 0.) / self.channel_end, 1.)
         return (self.channel_sparsity if frac is None else frac) * (1 - (1 - p) ** 3)
 
-    def _floor(self, i:int) -> int:
-        "The fewest channels layer `i` keeps: `min_channels` of what its channel sparsity leaves, and at least one"
-        return max(1, int(self.sites[i].weight.shape[0] * (1 - self.fractions[i]) * self.min_channels))
+    def _floor(self, l) -> int:
+        "The fewest channels layer `l` keeps: `min_channels` of what its channel sparsity leaves, and at least one"
+        return max(1, int(l.weight.shape[0] * (1 - l.fraction) * self.min_channels))
 
     def layer_targets(self, pos:float) -> list:
         "How many channels each layer has lost at `pos` when each layer loses its own share (0 where none can go)"
-        return [min(int(round(self._ramp(pos, f) * s.weight.shape[0])), s.weight.shape[0] - self._floor(i)) if ok else 0
-                for i, (s, ok, f) in enumerate(zip(self.sites, self.removable, self.fractions))]
+        return [min(int(round(self._ramp(pos, l.fraction) * l.weight.shape[0])), l.weight.shape[0] - self._floor(l))
+                if l.removable else 0 for l in self.layers]
 
     def channel_target(self, pos:float) -> int:
         "How many removable channels are gone at `pos` in the update window"
@@ -128,18 +123,18 @@ class Chase(UnitRemovingUpdater):
 
     def _live_by_umm(self, i:int) -> list:
         "Layer `i`'s channels that are still there, as (UMM, layer, channel), lowest UMM first"
-        s = self.sites[i]
+        s = self.layers[i].site
         umm, dead = _rows(s.weight.detach()).abs().mean(1).float().tolist(), set(s.record.ablated)
         return sorted((umm[c], i, c) for c in range(s.weight.shape[0]) if c not in dead)
 
     def remove_channels(self, n:int) -> int:
         "Remove the `n` live removable channels with the lowest UMM (each layer keeping its minimum); returns how many went"
-        cands = sorted(c for i, ok in enumerate(self.removable) if ok for c in self._live_by_umm(i))
-        left = {i: s.weight.shape[0] - len(s.record.ablated) for i, s in enumerate(self.sites)}
+        cands = sorted(c for i, l in enumerate(self.layers) if l.removable for c in self._live_by_umm(i))
+        left = {i: l.weight.shape[0] - len(l.site.record.ablated) for i, l in enumerate(self.layers)}
         chosen = {}
         for _, i, c in cands:
             if sum(len(v) for v in chosen.values()) >= n: break
-            if left[i] - 1 < self._floor(i): continue
+            if left[i] - 1 < self._floor(self.layers[i]): continue
             left[i] -= 1; chosen.setdefault(i, []).append(c)
         return self._remove(chosen)
 
@@ -147,7 +142,7 @@ class Chase(UnitRemovingUpdater):
         "Remove from each layer `i` its lowest-UMM channels until `targets[i]` are gone; returns how many went"
         chosen = {}
         for i, t in enumerate(targets):
-            want = t - len(self.sites[i].record.ablated)
+            want = t - len(self.layers[i].site.record.ablated)
             if want > 0: chosen[i] = [c for _, _, c in self._live_by_umm(i)[:want]]
         return self._remove(chosen)
 
@@ -155,44 +150,44 @@ class Chase(UnitRemovingUpdater):
         "Ablate `chosen` ({layer: channels}) and the inputs that read them, then refill the layers touched"
         touched = set()
         for i, units in chosen.items():
-            s = self.sites[i]
-            ablate_units_(s, units, self.extras[i], self.opt); touched.add(i)
-            for q, width in self.readers[i]:             # the inputs that read the removed channels
+            l = self.layers[i]
+            ablate_units_(l.site, units, l.extras, self.opt); touched.add(i)
+            for q, width in l.readers:                   # the inputs that read the removed channels
                 cols = (torch.tensor(units, device=q.mask.device)[:, None] * width
                         + torch.arange(width, device=q.mask.device)).flatten()
                 new = q.mask.clone(); new[:, cols] = False
-                commit_mask_(q, new, self.opt, turnover=False)  # the refill below records the layer's turnover
-                touched.add(self.sites.index(q))
-        for i in touched: self._refill(i)                # regrow what the removed channels and inputs held
+                commit_mask_(q.site, new, self.opt, turnover=False, sparsity=False)  # the refill below records the turnover
+                touched.add(self.layers.index(q))
+        for i in sorted(touched): self._refill(self.layers[i])   # regrow what the removed channels and inputs held
         return sum(len(v) for v in chosen.values())
 
-    def _refill(self, i):
-        "Grow layer `i` back to its budget (or all it may hold), by gradient magnitude where it may grow"
-        s = self.sites[i]
-        ok = self._allowed(i)
+    def _refill(self, l):
+        "Grow layer `l` back to its budget (or all it may hold), by gradient magnitude where it may grow"
+        s = l.site
+        ok = self._allowed(l)
         have = int(s.mask.count_nonzero())
         room = int((ok & ~s.mask).count_nonzero())
-        n = min(self.budget[i] - have, room)
+        n = min(l.budget - have, room)
         if n <= 0: return
         g = _check_score(self.grow_score, self.grow_score(s.weight, self.opt), s.weight, s).float().masked_fill(~ok, -math.inf)
         new = s.mask | top_k_mask(_below(g, s.mask | ~ok), n, within=ok & ~s.mask)
-        commit_mask_(s, new, self.opt)                    # grown weights start at zero, with no optimizer state
+        commit_mask_(s, new, self.opt, sparsity=False)    # grown weights start at zero, with no optimizer state
 
     def update_masks(self, drop_frac:float):
         "Remove channels on the ramp, then drop and regrow within the channels and inputs that remain"
         pos = self.schedule.position(self.n_steps, self.pct)
-        gone = sum(len(s.record.ablated) for s, ok in zip(self.sites, self.removable) if ok)
+        gone = sum(len(l.site.record.ablated) for l in self.layers if l.removable)
         want = self.channel_target(pos) - gone
         if want > 0 and self.n_channels:
             if self.per_layer: self.remove_layer_channels(self.layer_targets(pos))
             else: self.remove_channels(want)
-        for i, s in enumerate(self.sites):
+        for l in self.layers:
+            s, w = l.site, l.weight
             if bool(s.mask.all()): continue
-            w = s.weight
             n_act = int(s.mask.count_nonzero()); nd = int(drop_frac * n_act)
             if nd == 0: continue
             keep = _check_score(self.keep_score, self.keep_score(w, self.opt), w, s)
             grow = _check_score(self.grow_score, self.grow_score(w, self.opt), w, s).float()
-            ok = self._allowed(i)
+            ok = self._allowed(l)
             _pattern_road(s, nd, nd, keep, grow.masked_fill(~ok, -math.inf), self.opt, Unstructured())
         self.n_updates += 1

@@ -19,7 +19,7 @@ from ..core.distributed import sync_sites_
 from ..core.hooks import ensure_enforced, set_dense_grads
 from ..core.report import mask_markers, zero_preserving
 from ..core.sites import masked_sites
-from ..core.sparsify import apply_masks, mask_grads_, sparsify_model
+from ..core.sparsify import apply_masks, mask_grads_, sparsify_model, _normalised_dim
 from .rewire import allocate, choose_road, finite_grads, momentum_redistribution, _index_road, _kernel_road, _pattern_road, _warn_skipped
 from ..core.commit import zero_opt_state_
 from .scores import gradient_magnitude, gradient_momentum, random_score, score_needs, weight_magnitude
@@ -27,7 +27,22 @@ from ..ops import kernels
 from ..sparsity.distributions import get_distribution, _check_sparsity
 
 # %% auto #0
-__all__ = ['SparseUpdater', 'DynamicSparseUpdater', 'SET', 'RigL', 'SNFS', 'dynamic_updater']
+__all__ = ['LayerState', 'SparseUpdater', 'DynamicSparseUpdater', 'SET', 'RigL', 'SNFS', 'dynamic_updater']
+
+# %% ../../nbs/03c_methods.dynamic.ipynb #1a7e5b02
+class LayerState:
+    "One masked weight an updater works on (`site`) and what the method keeps for it, as attributes (its pattern, road, budget, ...)"
+    def __init__(self, site, **kwargs): self.site = site; self.__dict__.update(kwargs)
+    @property
+    def weight(self) -> torch.Tensor: return self.site.weight
+    @property
+    def mask(self) -> torch.Tensor: return self.site.mask
+    @property
+    def name(self) -> str:
+        "The name of the module that owns the weight"
+        return self.site.name.rpartition('.')[0]
+    def __repr__(self):
+        return f"LayerState({getattr(self.site, 'name', None)}: {', '.join(k for k in self.__dict__ if k != 'site') or 'no state'})"
 
 # %% ../../nbs/03c_methods.dynamic.ipynb #5c702805
 class SparseUpdater:
@@ -50,7 +65,7 @@ class SparseUpdater:
             sparsity = _check_sparsity(sparsity)
             distribution = get_distribution('uniform' if distribution is None else distribution)
         self.sparsity, self.distribution, self.sparse_modules = sparsity, distribution, sparse_modules
-        self.sites, self.opt, self.pct = [], None, 0.
+        self.sites, self.layers, self.opt, self.pct = [], [], None, 0.
         self._reset()
 
     # --- before training: which weights ---
@@ -91,6 +106,7 @@ class SparseUpdater:
         if not self.sites:
             raise ValueError(f"{type(self).__name__}: every masked weight is frozen (requires_grad=False), so none can "
                              "train: unfreeze the layers to train them sparse (`learn.unfreeze()`)")
+        self.layers = [LayerState(s) for s in self.sites]    # what the method keeps of each weight
         self._reset()
         if self.schedule.start.value == 0: self.anchor = self.epoch_anchor = 0
         self.setup()
@@ -188,6 +204,16 @@ def _check_score(f, score, w, site):
         raise ValueError(f"score function {getattr(f, '__name__', f)!r} returned shape {got} for {site.name}, "
                          f"whose weight has shape {tuple(w.shape)}: return one score per weight")
     return score
+
+def _protect_rows(site, keep:torch.Tensor, dim) -> tuple:
+    """`keep` with the best-kept active weight of each row that `site`'s parametrization normalises (`dim`: the rows'
+    dim, or 'all') scored +inf, and how many that protects: an update that drops the others leaves no row empty"""
+    m = site.mask
+    rows = (lambda t: t.reshape(1, -1)) if dim == 'all' else (lambda t: t.movedim(dim, 0).reshape(t.shape[dim], -1))
+    k, r = rows(keep.float().masked_fill(~m, -math.inf)), rows(m)
+    prot = torch.zeros_like(r); prot[torch.arange(r.shape[0], device=r.device), k.argmax(1)] = True; prot &= r
+    prot = prot.view(m.shape) if dim == 'all' else prot.reshape(m.movedim(dim, 0).shape).movedim(0, dim)
+    return keep.float().masked_fill(prot, math.inf), int(prot.sum())
 
 def _magnitude_of(f, w, opt, site):
     "`(t, True)`: the score `f` is the magnitude of `t` (declared `magnitude_of`); else `(f's scores, False)`"
@@ -290,10 +316,14 @@ class DynamicSparseUpdater(SparseUpdater):
             raise ValueError(f"{getattr(self.grow_score, '__name__', 'this method')} reads gradient momentum, but the "
                              "optimizer keeps none (mom=0): use an optimizer with momentum, e.g. "
                              "`opt_func=partial(SGD, mom=0.9)` or the default Adam")
-        self.patterns = [self._pattern_of(s) for s in self.sites]
-        _check_redistribution(self.redistribute, self.patterns)
+        for l in self.layers: l.pattern = self._pattern_of(l.site)
+        _check_redistribution(self.redistribute, [l.pattern for l in self.layers])
         n = sum(s.weight.numel() for s in self.sites)
-        self.roads = [choose_road(s, p, n) for s, p in zip(self.sites, self.patterns)]
+        for l in self.layers:
+            l.road = choose_road(l.site, l.pattern, n)
+            # weight_norm / spectral_norm divide by a row's norm: each such row keeps its best weight through every update
+            l.rows = _normalised_dim(l.site)
+            if l.rows is not None and l.road == 'kernel': l.road = 'index'
 
     def _pattern_of(self, s):
         "The pattern `s` keeps: the updater's, or the one in its record; the mask must have it"
@@ -315,13 +345,13 @@ class DynamicSparseUpdater(SparseUpdater):
                           "Give every > 1, or skip_gradients=False", UserWarning, stacklevel=2)
         self.dense = not self.mask_grads
         set_dense_grads(self.sites, self.dense)
-        # growth_gradient='interval': the sparse layers whose gradients are summed between updates, and the sums
-        self.summed = ([i for i, s in enumerate(self.sites) if not bool(s.mask.all())]
+        # growth_gradient='interval': the sparse layers whose gradients are summed between updates (`grad_sum`)
+        self.summed = ([l for l in self.layers if not bool(l.mask.all())]
                        if self.growth_gradient == 'interval' and self.drop_fraction else [])
         resumed = getattr(self, '_resumed_sum', None)            # a checkpoint's sums: the run goes on exactly
         self._resumed_sum = None
-        self.grad_sum = ([None if t is None else t.to(s.weight.device) for t, s in zip(resumed, self.sites)]
-                         if resumed is not None and len(resumed) == len(self.sites) else [None] * len(self.sites))
+        if resumed is None or len(resumed) != len(self.layers): resumed = [None] * len(self.layers)
+        for l, t in zip(self.layers, resumed): l.grad_sum = None if t is None else t.to(l.weight.device)
         self.summing = False
         # after a step on masked gradients by an elementwise optimizer the masked weights are still zero: the
         # forward hooks need not apply the masks again (see `zero_preserving`)
@@ -332,21 +362,21 @@ class DynamicSparseUpdater(SparseUpdater):
         self.stepping, self.pct = True, pct
         if self.summing:
             self._add_grads()
-            if self.mask_grads and not self.pending: mask_grads_([self.sites[i] for i in self.summed])   # stepped masked
+            if self.mask_grads and not self.pending: mask_grads_([l.site for l in self.summed])   # stepped masked
         if not self.pending:
             if self.anchor is None: self._open(pct)
             return False
         self._open(pct)
         pos = self.schedule.position(self.n_steps, pct, ahead=1)     # this step counted, as the references count it
         if pos >= 1:                 # the window closed before this step came (gradient accumulation): an ordinary step
-            self.grad_sum = [None] * len(self.sites)
+            self._free_sums()
             if self.mask_grads: mask_grads_(self.sites)
             return False
         if pos >= 0:
             frac = self.drop_sched(self.drop_fraction, 0., pos)
             if frac > 0 and self._grads_ok('mask update'):
                 with self._summed_grads(): self.update_masks(frac)
-        self.grad_sum = [None] * len(self.sites)
+        self._free_sums()
         if self.skip_gradients: return True
         if self.mask_grads: mask_grads_(self.sites)
         return False
@@ -381,8 +411,7 @@ class DynamicSparseUpdater(SparseUpdater):
             pending = False                                    # static masks, or rewiring is over
         # growth_gradient='interval': every step of the window sums its dense gradient for the next update's scores
         self.summing = bool(getattr(self, 'summed', None)) and self._next_position(0) >= 0 and self._next_position() < 1
-        if not self.summing and any(t is not None for t in getattr(self, 'grad_sum', ())):
-            self.grad_sum = [None] * len(self.sites)          # no update reads it again: free it, and keep it out of checkpoints
+        if not self.summing: self._free_sums()                # no update reads them again: free them, and keep them out of checkpoints
         dense = pending or self.summing
         if self.mask_grads and dense != self.dense: set_dense_grads(self.sites, dense); self.dense = dense
         self.pending = pending
@@ -390,8 +419,8 @@ class DynamicSparseUpdater(SparseUpdater):
     def state_dict(self) -> dict:
         "The place in the schedule and, with `growth_gradient='interval'`, the gradients summed since the last update"
         d = super().state_dict()
-        if any(t is not None for t in getattr(self, 'grad_sum', ())): d['grad_sum'] = [None if t is None else t.detach().cpu().clone()
-                                                                                      for t in self.grad_sum]
+        sums = [getattr(l, 'grad_sum', None) for l in self.layers]
+        if any(t is not None for t in sums): d['grad_sum'] = [None if t is None else t.detach().cpu().clone() for t in sums]
         return d
 
     def load_state_dict(self, d:dict):
@@ -401,18 +430,20 @@ class DynamicSparseUpdater(SparseUpdater):
 
     def _add_grads(self):
         "Add this step's gradient of each summed layer to its sum since the last update"
-        for i in self.summed:
-            g = self.sites[i].weight.grad
+        for l in self.summed:
+            g = l.weight.grad
             if g is None: continue
-            t = self.grad_sum[i]
-            self.grad_sum[i] = g.detach().clone() if t is None else t.add_(g.detach())
+            l.grad_sum = g.detach().clone() if l.grad_sum is None else l.grad_sum.add_(g.detach())
+
+    def _free_sums(self):
+        for l in self.layers: l.grad_sum = None
 
     @contextmanager
     def _summed_grads(self):
         "While an update scores: each summed layer's `.grad` is its gradient summed since the last update (if finite)"
         saved = []
-        for i in self.summed:
-            w, t = self.sites[i].weight, self.grad_sum[i]
+        for l in self.summed:
+            w, t = l.weight, l.grad_sum
             if t is None or w.grad is None or not bool(torch.isfinite(t).all()): continue   # an overflowed step: this step's
             saved.append((w, w.grad)); w.grad = t
         try: yield
@@ -423,8 +454,8 @@ class DynamicSparseUpdater(SparseUpdater):
         "Drop `drop_frac` of each layer's active weights and regrow as many (redistributed when asked); dense layers stay as they are"
         opt, plan, pooled = self.opt, [], []
         ropt = opt if self.reset_state else None        # the roads zero the optimizer state of the weights they change
-        for s, pat, road in zip(self.sites, self.patterns, self.roads):
-            w = s.weight
+        for l in self.layers:
+            s, pat, road, w = l.site, l.pattern, l.road, l.weight
             if road == 'kernel':                 # the fused kernels, when the scores turn out to suit them
                 m = s.mask                                      # NumPy counts without waking PyTorch's threads
                 n_active = int(np.count_nonzero(m.numpy()) if m.device.type == 'cpu' else m.count_nonzero())
@@ -435,34 +466,43 @@ class DynamicSparseUpdater(SparseUpdater):
                                     n_active=n_active)
                     if self.redistribute is None:              # on a worker thread
                         nd = int(drop_frac * n_active); pooled.append((w.numel(), partial(fused, s, nd, nd)))
-                    else: plan.append((s, n_active, True, fused))
+                    else: plan.append((s, n_active, n_active, True, fused))
                     continue
                 road = 'index'
             if road == 'index':
                 act = s.active                                  # read (and checked) once per update
                 if act.numel() == w.numel(): continue           # a layer left dense: never rewired
                 at = score_needs(self.keep_score).at
-                keep = partial(at, w, opt) if at is not None else _check_score(self.keep_score, self.keep_score(w, opt), w, s)
+                keep, most = self._keep_of(l) if l.rows is not None or at is None else (partial(at, w, opt), act.numel())
                 grow = _check_score(self.grow_score, self.grow_score(w, opt), w, s)
-                plan.append((s, act.numel(), False, partial(_index_road, keep_score=keep, grow_score=grow, opt=ropt, active=act)))
+                plan.append((s, act.numel(), most, False, partial(_index_road, keep_score=keep, grow_score=grow, opt=ropt, active=act)))
                 continue
             mask = s.mask
             if bool(mask.all()): continue                       # a layer left dense: never rewired
-            keep = _check_score(self.keep_score, self.keep_score(w, opt), w, s)
+            keep, most = self._keep_of(l)
             grow = _check_score(self.grow_score, self.grow_score(w, opt), w, s)
-            plan.append((s, pat.n_active(mask), False, partial(_pattern_road, keep_score=keep, grow_score=grow, opt=ropt,
-                                                               pattern=pat)))
-        n_drop = [int(drop_frac * n_act) for _, n_act, _, _ in plan]
+            n_act = pat.n_active(mask)
+            plan.append((s, n_act, n_act if l.rows is None else most, False,
+                         partial(_pattern_road, keep_score=keep, grow_score=grow, opt=ropt, pattern=pat)))
+        n_drop = [min(int(drop_frac * n_act), most) for _, n_act, most, _, _ in plan]
         n_grow = n_drop
         if self.redistribute is not None:                # a sparse layer keeps at least one zero, so it stays sparse
             shares = [self.redistribute(s.weight, s.mask, opt) for s, *_ in plan]
-            room = [s.weight.numel() - (n_act - nd) - 1 for (s, n_act, _, _), nd in zip(plan, n_drop)]
+            room = [s.weight.numel() - (n_act - nd) - 1 for (s, n_act, *_), nd in zip(plan, n_drop)]
             n_grow = allocate(sum(n_drop), shares, room)
-        for (s, _, on_pool, update), nd, ng in zip(plan, n_drop, n_grow):
+        for (s, _, _, on_pool, update), nd, ng in zip(plan, n_drop, n_grow):
             if on_pool: pooled.append((s.weight.numel(), partial(update, s, nd, ng)))
             else: update(s, nd, ng)
         _run_all(pooled)
         self.n_updates += 1
+
+    def _keep_of(self, l) -> tuple:
+        "Layer `l`'s keep scores, and how many of its active weights an update may drop (all but a row's last, where rows are normalised)"
+        w = l.weight
+        keep = _check_score(self.keep_score, self.keep_score(w, self.opt), w, l.site)
+        if l.rows is None: return keep, w.numel()
+        keep, n_prot = _protect_rows(l.site, keep, l.rows)
+        return keep, int(l.mask.count_nonzero()) - n_prot
 
 def _first_update(schedule:MaskSchedule, total:int, n_epoch:int|None=None) -> float:
     "The 0-based optimizer step of the first mask update of a fresh run of `total` steps (`n_epoch` epochs), its schedule bound"

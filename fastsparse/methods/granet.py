@@ -57,7 +57,7 @@ class GraNet(RigL):
     def setup(self):
         "Check the masks and arguments, note the sparsity the ramp starts from"
         super().setup()
-        bad = [(s.name, p) for s, p in zip(self.sites, self.patterns) if not isinstance(p, Unstructured)]
+        bad = [(l.site.name, l.pattern) for l in self.layers if not isinstance(l.pattern, Unstructured)]
         if bad: raise ValueError(f"GraNet prunes and regrows single weights, but the mask of {bad[0][0]} has the {bad[0][1]} "
                                  "pattern: use the unstructured pattern")
         if self.sparsity is None:
@@ -71,10 +71,10 @@ class GraNet(RigL):
             self.start_sparsity = 1. - sum(act) / sum(n)
             over = [] if n_ones(sum(n), self.sparsity) <= sum(act) else [f"the model ({self.start_sparsity:.4g})"]
         else:
-            self.targets = layer_sparsities(self.sites, self.sparsity, self.distribution)
-            self.start_sparsity = [1. - a / k for a, k in zip(act, n)]
-            over = [f"{s.name} ({sp:.4g}, target {t:.4g})" for s, a, k, t, sp in zip(self.sites, act, n, self.targets,
-                    self.start_sparsity) if t is not None and n_ones(k, t) > a]
+            for l, t, a, k in zip(self.layers, layer_sparsities(self.sites, self.sparsity, self.distribution), act, n):
+                l.target, l.start_sparsity = t, 1. - a / k
+            over = [f"{l.site.name} ({l.start_sparsity:.4g}, target {l.target:.4g})" for l, a, k in zip(self.layers, act, n)
+                    if l.target is not None and n_ones(k, l.target) > a]
         if over: raise ValueError(f"GraNet only prunes, but the masks of {over[0]} are already sparser than the target "
                                   f"{self.sparsity:g}: start from denser masks (or from none: it makes them at "
                                   "initial_sparsity)")
@@ -91,7 +91,18 @@ class GraNet(RigL):
         "The sparsity the cubic ramp asks for at `pos` in the update window: one number (global pruning) or one per layer"
         q = min(max(float(pos), 0.) / float(self.prune_end), 1.)
         if self.global_pruning: return polynomial_sparsity(self.start_sparsity, self.sparsity, q)
-        return [None if t is None else polynomial_sparsity(s0, t, q) for s0, t in zip(self.start_sparsity, self.targets)]
+        return [None if l.target is None else polynomial_sparsity(l.start_sparsity, l.target, q) for l in self.layers]
+
+    @property
+    def start_sparsity(self):
+        "The sparsity the ramp starts from: the model's (global pruning), or each layer's; saved with checkpoints"
+        return self._start if self.global_pruning else [l.start_sparsity for l in self.layers]
+    @start_sparsity.setter
+    def start_sparsity(self, v):
+        if not isinstance(v, (list, tuple)): self._start = v; return
+        if len(v) != len(self.layers):
+            raise ValueError(f"GraNet: {len(v)} start sparsities for {len(self.layers)} masked weights")
+        for l, x in zip(self.layers, v): l.start_sparsity = x
 
     def prune_(self, pos:float) -> int:
         "Prune the smallest `keep_score` (across layers, or in each) to the ramp's sparsity at `pos`; returns how many went"

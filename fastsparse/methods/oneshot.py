@@ -328,7 +328,6 @@ def _apply(site, sp:float, method:str, pat, stats, blocksize:int, damp:float, op
     if new is not None:
         with torch.no_grad(): site.weight.data.copy_(site.from_out_major(new))    # SparseGPT's updated kept weights
     commit_mask_(site, mask, opt, pat)
-    site.record.sparsity = 1 - int(mask.count_nonzero()) / mask.numel()
 
 _REPORT = '_sparse_oneshot'            # the attribute of a pruned model that holds its per-block table
 

@@ -17,7 +17,7 @@ from ..core.distributed import broadcast_, world_size
 from ..core.hooks import SparseHooks, _get_model
 from ..core.report import mask_markers, record_update, zero_preserving
 from ..core.sites import DEFAULT_SPARSE_TYPES, masked_sites, sparse_sites
-from ..core.sparsify import apply_masks, mask_grads_, sparsify_model, _undo_on_error
+from ..core.sparsify import apply_masks, mask_grads_, sparsify_model, _undo_on_error, _keep_normalised_rows_
 from .dynamic import SparseUpdater
 from ..core.commit import zero_opt_state_, commit_mask_
 from .scores import random_score, weight_magnitude
@@ -90,10 +90,11 @@ def prune_masks_(sites:list, sparsities:list, scores:list, pattern='unstructured
         news = [s.from_out_major(pat.mask(o(s, sc), sp, within=o(s, s.mask) if within_mask else None))
                 if not isinstance(pat, Unstructured) else pat.mask(sc, sp, within=s.mask if within_mask else None)
                 for s, sp, sc in todo]
+    if isinstance(pat, Unstructured):              # a row that weight_norm divides by its norm keeps a weight (no NaN)
+        for (s, _, _), new in zip(todo, news): _keep_normalised_rows_(s, new)
     if world_size() > 1: broadcast_(news)          # process 0 decides, every process applies
     for (s, _, _), new in zip(todo, news):
         commit_mask_(s, new, opt, pat)
-        s.record.sparsity = 1 - int(new.count_nonzero()) / new.numel()
 
 # %% ../../nbs/03d_methods.prune.ipynb #8cd3882f
 _CALIBRATED = ('wanda', 'sparsegpt')          # scores that read each layer's inputs: `fastsparse.oneshot`
@@ -175,11 +176,11 @@ class PruningUpdater(SparseUpdater):
             self.pattern = self._record_pattern()
             if isinstance(self.pattern, NM): self.sparsity = self.pattern.sparsity(None, self.sparsity)
             elif not isinstance(self.distribution, dict): _check_sparsity(self.sparsity)
-        self.targets = _nm_dense(self.pattern, layer_sparsities(self.sites, self.sparsity, self.distribution, self.exclude))
+        targets = _nm_dense(self.pattern, layer_sparsities(self.sites, self.sparsity, self.distribution, self.exclude))
         # masks only shrink: a layer already sparser than the ramp (a second fit, as in fastai's `fine_tune`) waits for it
         kept, n = [int(s.mask.count_nonzero()) for s in self.sites], [s.mask.numel() for s in self.sites]
-        self.floor = ([1. - sum(kept) / sum(n)] * len(n) if self.distribution == 'global' else
-                      [1. - k / m for k, m in zip(kept, n)])
+        floor = [1. - sum(kept) / sum(n)] * len(n) if self.distribution == 'global' else [1. - k / m for k, m in zip(kept, n)]
+        for l, t, fl in zip(self.layers, targets, floor): l.target, l.floor = t, fl     # its sparsity at the end; at least
         self.done = False
         self.zero_preserving, self.marks = zero_preserving(self.opt), mask_markers(self.sites, self.opt)
 
@@ -192,7 +193,7 @@ class PruningUpdater(SparseUpdater):
         if not (at_end or self.retry or self.schedule.due(self.n_steps + 1, self.anchor, first=True)): return False
         if not self._grads_ok('pruning step'): return False
         f = 1. if at_end or isinstance(self.pattern, NM) else self.sched(self.initial, 1., pos)
-        sps = [None if t is None else max(t * f, fl) for t, fl in zip(self.targets, self.floor)]
+        sps = [None if l.target is None else max(l.target * f, l.floor) for l in self.layers]
         scores = [self.score(s.weight, self.opt) if sp is not None else None for s, sp in zip(self.sites, sps)]
         prune_masks_(self.sites, sps, scores, self.pattern, global_rank=self.distribution == 'global',
                      within_mask=True, opt=self.opt)

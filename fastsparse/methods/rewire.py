@@ -8,13 +8,11 @@ Docs: https://fastsparse.github.io/fastsparse/methods.rewire.html.md"""
 from __future__ import annotations
 import math, warnings
 import torch
-from ..ops.masks import mask_
 from ..ops.select import _top_k
 from ..sparsity.patterns import get_pattern, Unstructured, _check_count
 from ..core.distributed import broadcast_, world_size
-from ..core.report import record_update, _note_update
 from .scores import gradient_momentum, sparse_score
-from ..core.commit import opt_state, commit_mask_, zero_opt_state_, _weight_states
+from ..core.commit import commit_mask_, commit_change_
 from ..ops import kernels
 
 # %% auto #0
@@ -73,31 +71,6 @@ def _check_single(site, n_drop:int, n_grow:int, n_act:int, keep_score, grow_scor
     _check_count('unstructured', 'n_drop', n_drop, n_act, 'active')
     _check_count('unstructured', 'n_grow', n_grow, w.numel() - (n_act - n_drop), 'inactive')
 
-def _write_drop_grow_(site, opt, dropped, grown, n_act:int, regrown:int, kept=None, active=None):
-    """Write a drop-and-grow of single weights given by flat indices: the weights, the optimizer state outside the
-    kept weights (`kept`, or the old mask less `dropped`), the mask (`active`: its kept indices after), the record"""
-    w, mask = site.weight, site.mask
-    gone, new = dropped, grown
-    if regrown:      # dropped and grown again in the same update: not a new connection, so it keeps its value and state
-        was = mask.view(-1).index_select(0, grown)
-        back, new = grown[was], grown[~was]
-        regrew = torch.zeros(mask.numel(), dtype=torch.bool, device=mask.device); regrew[back] = True
-        gone = dropped[~regrew.index_select(0, dropped)]       # (a flag per weight: torch.isin sorts, 0.4 ms at 7,000)
-        if kept is not None: kept.view(-1)[back] = True
-    with torch.no_grad():
-        wf = w.data.view(-1)
-        wf.index_fill_(0, gone, 0.); wf.index_fill_(0, new, 0.)   # dropped weights out, new ones start at zero
-        for v in _weight_states(opt, w):
-            if kept is None and kernels.usable(v):    # outside the old mask (one kernel pass), then the dropped ones
-                kernels.zero_outside_(v, mask); v.view(-1).index_fill_(0, gone, 0)
-            else:
-                if kept is None: kept = mask.clone(); kept.view(-1)[gone] = False
-                mask_(v, kept)
-        site.change_mask_(dropped, grown, active=active)
-        site.record.sparsity = 1. - (n_act - dropped.numel() + grown.numel()) / w.numel()
-    _note_update(site, dropped.numel() + grown.numel() - 2 * regrown, 'unstructured')
-    return site.mask
-
 def _index_road(site, n_drop:int, n_grow:int, keep_score, grow_score, opt=None, active=None):
     "The 'index' road: only the active weights are scored for dropping; mask, weights and counts change where a connection does"
     m = site.mask.view(-1)
@@ -121,7 +94,7 @@ def _index_road(site, n_drop:int, n_grow:int, keep_score, grow_score, opt=None, 
     if n_grow > j: new_act = torch.cat([new_act, grown[j:]])
     if n_drop > j:
         left = torch.ones(n_act, dtype=torch.bool, device=act.device); left[out[j:]] = False; new_act = new_act[left]
-    return _write_drop_grow_(site, opt, dropped, grown, n_act, regrown, kept=kept.view(site.weight.shape), active=new_act)
+    return commit_change_(site, dropped, grown, opt, n_act, regrown, kept=kept.view(site.weight.shape), active=new_act)
 
 def _kernel_road(site, n_drop:int, n_grow:int, keep, keep_abs:bool, grow, grow_abs:bool, opt=None, n_active=None):
     "The 'kernel' road (`kernels.rewire`); `keep_abs`/`grow_abs`: the score is the magnitude of `keep`/`grow`"
@@ -129,7 +102,7 @@ def _kernel_road(site, n_drop:int, n_grow:int, keep, keep_abs:bool, grow, grow_a
     n_act = int(mask.count_nonzero()) if n_active is None else n_active
     _check_single(site, n_drop, n_grow, n_act, keep, grow)
     dropped, grown, regrown = kernels.rewire(keep, keep_abs, grow, grow_abs, mask, n_act, n_drop, n_grow)
-    return _write_drop_grow_(site, opt, torch.from_numpy(dropped), torch.from_numpy(grown), n_act, regrown)
+    return commit_change_(site, torch.from_numpy(dropped), torch.from_numpy(grown), opt, n_act, regrown)
 
 def _pattern_road(site, n_drop:int, n_grow:int, keep_score, grow_score, opt=None, pattern='unstructured'):
     "The 'pattern' road: whole-tensor scores and the pattern's own selection; process 0 decides"
@@ -143,7 +116,6 @@ def _pattern_road(site, n_drop:int, n_grow:int, keep_score, grow_score, opt=None
         kept, new = map(site.from_out_major, pat.drop_grow(o(old), o(keep_score), o(grow_score), n_drop, n_grow))
     if world_size() > 1: broadcast_([kept, new])   # process 0 decides, every process applies
     commit_mask_(site, new, opt, pat)               # a weight dropped and grown again in one update keeps its value
-    site.record.sparsity = 1. - int(new.count_nonzero()) / w.numel()
     return new
 
 # %% ../../nbs/03b_methods.rewire.ipynb #cd8d8789

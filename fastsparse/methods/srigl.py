@@ -61,7 +61,7 @@ def ablate_units_(site, units, tensors:list=(), opt=None) -> list:
         raise ValueError(f"{site.name} has {n} output units; cannot ablate {[u for u in units if not 0 <= u < n]}")
     if not units: return site.record.ablated
     new = site.mask.clone(); new[units] = False
-    commit_mask_(site, new, opt)
+    commit_mask_(site, new, opt, sparsity=False)          # the record keeps the layer's budget
     site.record.ablated = sorted(set(site.record.ablated) | set(units))
     zero_ablated_(site, tensors, opt)
     return site.record.ablated
@@ -72,17 +72,18 @@ class UnitRemovingUpdater(RigL):
     def setup(self):
         super().setup()
         links, self.trace_error = channel_links(self.model)
-        self.links = [links.get(s.name.rpartition('.')[0]) for s in self.sites]
-        self.extras = [unit_tensors(s, l, self.model) for s, l in zip(self.sites, self.links)]
-        self.budget = [n_ones(s.weight.numel(), s.record.sparsity) for s in self.sites]
+        for l in self.layers:
+            l.link = links.get(l.name)                          # how its output units reach the layers that read them
+            l.extras = unit_tensors(l.site, l.link, self.model) # its bias and BatchNorm entries, one per output unit
+            l.budget = n_ones(l.weight.numel(), l.site.record.sparsity)   # the weights it holds (its record's sparsity)
 
     def started(self):
         super().started()
-        for s, ex in zip(self.sites, self.extras): zero_ablated_(s, ex, self.opt)
+        for l in self.layers: zero_ablated_(l.site, l.extras, self.opt)
 
     def after_step(self):
         super().after_step()
-        for s, ex in zip(self.sites, self.extras): zero_ablated_(s, ex)
+        for l in self.layers: zero_ablated_(l.site, l.extras)
 
 # %% ../../nbs/03g_methods.srigl.ipynb #04621f65
 class SRigL(UnitRemovingUpdater):
@@ -100,29 +101,28 @@ class SRigL(UnitRemovingUpdater):
 
     def setup(self):
         super().setup()
-        bad = [s.name for s, p in zip(self.sites, self.patterns) if not isinstance(p, ConstantFanIn)
-               and not bool(s.mask.all())]
+        bad = [l.site.name for l in self.layers if not isinstance(l.pattern, ConstantFanIn) and not bool(l.mask.all())]
         if bad: raise ValueError(f"SRigL keeps a constant fan-in, but the mask of {bad[0]} is not constant fan-in: sparsify "
                                  "with pattern='constant_fan_in' (learn.sparsify('srigl', ...) does so)")
         if not 0 <= float(self.gamma_sal) <= 1: raise ValueError(f"gamma_sal must be in [0, 1]; got {self.gamma_sal!r}")
-        names = [s.name.rpartition('.')[0] for s in self.sites]
-        keep = set(self.no_ablation) if self.no_ablation is not None else {names[-1]}
-        self.ablatable = [n not in keep and s.perm is None for s, n in zip(self.sites, names)]
+        keep = set(self.no_ablation) if self.no_ablation is not None else {self.layers[-1].name}
+        for l in self.layers: l.ablatable = l.name not in keep and l.site.perm is None
 
     def update_masks(self, drop_frac:float):
         "Rewire every layer under constant fan-in, ablating units with too few salient weights"
-        for i, s in enumerate(self.sites):
+        for l in self.layers:
+            s = l.site
             if bool(s.mask.all()): continue                    # a layer kept dense
             w = s.weight
             keep = _check_score(self.keep_score, self.keep_score(w, self.opt), w, s)
             grow = _check_score(self.grow_score, self.grow_score(w, self.opt), w, s)
-            new = self._rewire(s, keep, grow, drop_frac, self.budget[i], self.ablatable[i])
+            new = self._rewire(s, keep, grow, drop_frac, l.budget, l.ablatable)
             if world_size() > 1: broadcast_([new])              # process 0 decides, every process applies
-            commit_mask_(s, new, self.opt)                      # dropped and grown again: keeps its value
+            commit_mask_(s, new, self.opt, sparsity=False)      # dropped and grown again: keeps its value; the record keeps the budget
             dead = (_rows(s.out_major(new)).sum(1) == 0).nonzero().flatten().tolist()
             if s.perm is None and set(dead) - set(s.record.ablated):
                 s.record.ablated = sorted(set(s.record.ablated) | set(dead))
-                zero_ablated_(s, self.extras[i], self.opt)
+                zero_ablated_(s, l.extras, self.opt)
         self.n_updates += 1
 
     def _rewire(self, s, keep, grow, drop_frac, budget, ablatable):

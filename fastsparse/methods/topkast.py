@@ -6,7 +6,6 @@ Docs: https://fastsparse.github.io/fastsparse/methods.topkast.html.md"""
 
 # %% ../../nbs/03l_methods.topkast.ipynb #80f3e5fa
 from __future__ import annotations
-from dataclasses import dataclass
 import torch, torch.nn as nn
 from ..ops.select import top_k_mask
 from ..sparsity.patterns import get_pattern, Unstructured
@@ -18,16 +17,7 @@ from .prune import prune_model
 from ..core.commit import zero_opt_state_
 
 # %% auto #0
-__all__ = ['TopKASTLayer', 'TopKAST']
-
-# %% ../../nbs/03l_methods.topkast.ipynb #42621c41
-@dataclass
-class TopKASTLayer:
-    "Top-KAST's state of one masked weight: the sizes of its two sets, its backward set, and its weights outside the forward set"
-    n_forward: int               # |A|: the weights the forward pass uses (the mask)
-    n_backward: int              # |B|: the weights that train, A and the exploration set B \ A
-    backward: torch.Tensor       # B, a bool tensor the weight's shape
-    reserve: torch.Tensor        # the weights outside A (zero on A): trained on B \ A, kept as they are outside B
+__all__ = ['TopKAST']
 
 # %% ../../nbs/03l_methods.topkast.ipynb #88e5410d
 class TopKAST(SparseUpdater):
@@ -43,7 +33,7 @@ class TopKAST(SparseUpdater):
         if backward_factor is not None:
             self.backward_factor = _number('topkast', 'backward_factor', backward_factor, 1., why=" (B holds the forward set A)")
         if l2 is not None: self.l2 = _number('topkast', 'l2', l2, 0., why=", the exploration penalty")
-        self.seed, self.layers, self._init = seed, [], {}
+        self.seed, self._init = seed, {}
 
     def sparsify(self, model:nn.Module):
         "Keep the top weights by magnitude of a model without masks (remembering the others for the backward set); return the hooks"
@@ -58,19 +48,20 @@ class TopKAST(SparseUpdater):
 
     def setup(self):
         set_dense_grads(self.sites, True)          # the gradient of B \ A: the weights the forward pass does not use
-        g, self.layers = torch.Generator().manual_seed(self.seed), []
-        for s in self.sites:
+        g = torch.Generator().manual_seed(self.seed)
+        for l in self.layers:
+            s = l.site
             w, a = s.weight.detach(), s.mask
             n_a = int(a.count_nonzero()); n_b = min(w.numel(), int(round(self.backward_factor * n_a)))
             init = self._init.get(s.name)
             reserve = init.to(w) * ~a if init is not None and init.shape == w.shape else torch.zeros_like(w)
-            self.layers.append(TopKASTLayer(n_a, n_b, self._backward_set(reserve.abs(), a, n_b, g), reserve))
+            l.n_forward, l.n_backward, l.backward, l.reserve = n_a, n_b, self._backward_set(reserve.abs(), a, n_b, g), reserve
         self._init, self._gen = {}, g
 
     def refresh_(self):
         "Choose both sets again from the magnitudes of all the weights: A the top |A|, B the top |B|"
-        for s, l in zip(self.sites, self.layers):
-            w = s.weight
+        for l in self.layers:
+            s, w = l.site, l.weight
             theta = w.detach() + l.reserve             # w is zero outside A, the reserve zero on A
             new_a = top_k_mask(theta.abs(), l.n_forward)
             new_b = self._backward_set(theta.abs(), new_a, l.n_backward, self._gen)
@@ -78,7 +69,7 @@ class TopKAST(SparseUpdater):
             record_update(s, s.mask, new_a)
             with torch.no_grad():
                 w.copy_(theta * new_a); l.reserve.copy_(theta * ~new_a)
-            s.set_mask_(new_a); l.backward = new_b
+            s.set_mask_(new_a); l.backward = new_b   # not `commit_mask_`: a weight entering A brings the value it trained to in B \ A
         self.n_updates += 1
 
     def before_step(self, pct:float) -> bool:
@@ -87,8 +78,8 @@ class TopKAST(SparseUpdater):
         pos = self._open(pct)
         if 0 <= pos < 1 and self.is_due(self.n_steps + 1):
             self.refresh_(); self.epoch_flag = False
-        for s, l in zip(self.sites, self.layers):
-            w, a = s.weight, s.mask
+        for l in self.layers:
+            w, a = l.weight, l.mask
             explore = l.backward & ~a
             with torch.no_grad():
                 w.copy_(torch.where(explore, l.reserve, w))
@@ -100,8 +91,8 @@ class TopKAST(SparseUpdater):
     def after_step(self):
         "Move the trained weights of B \\ A out of the weight again: the forward pass uses A alone"
         if not self.stepping: return
-        for s, l in zip(self.sites, self.layers):
-            w, a = s.weight, s.mask
+        for l in self.layers:
+            w, a = l.weight, l.mask
             with torch.no_grad():
                 explore = l.backward & ~a
                 l.reserve.copy_(torch.where(explore, w, l.reserve)); w.mul_(a)
