@@ -58,6 +58,7 @@ class SparseCallback(Callback):
         return self.updater.select_sites(sites)
 
     def before_fit(self):
+        self._trained = False
         self.hooks = self.sparsify(self.learn.model)
         resume = getattr(self.learn, 'sparse_state', None)
         state = resume.pop(type(self).__name__, None) if isinstance(resume, dict) else None
@@ -73,7 +74,11 @@ class SparseCallback(Callback):
     def before_step(self):
         if self.updater.before_step(self.learn.pct_train): raise CancelStepException()   # the step is skipped
     def after_step(self): self.updater.after_step()
-    def after_epoch(self): self.updater.after_epoch()
+    def before_train(self): self._trained = True
+    def after_epoch(self):
+        # an epoch that `fit(start_epoch=k)` skips (cancelled before it trained) is not counted: the resumed state has it
+        if self._trained: self.updater.after_epoch()
+        self._trained = False
     def after_fit(self):
         self.updater.finish()
         if self.hooks is not None: self.learn.sparse_hooks = self.hooks
