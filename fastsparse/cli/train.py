@@ -114,6 +114,9 @@ def _parser():
                    help='mlp (LeNet-300-100; default), lenet5 (28x28 images only), cnn or resnet18 (CIFAR-style stem)')
     r.add_argument('--bs', type=positive_int, default=64, metavar='N', help='batch size (default: 64)')
     r.add_argument('--lr', type=positive_float, default=1e-2, help='peak learning rate of the one-cycle schedule, Adam (default: 0.01)')
+    r.add_argument('--compute', default=None, choices=('dense', 'sparse', 'auto'),
+                   help="how masked Linear layers compute: dense (default), sparse (over the active weights only), or "
+                        "auto (whichever is faster here, timed per layer)")
     r.add_argument('--every', type=positive_int, default=None, metavar='N',
                    help='optimizer steps between mask updates (default: 100, as in the RigL paper)')
     r.add_argument('--batches-per-update', type=positive_int, default=None, help=argparse.SUPPRESS)   # the old name of --every
@@ -260,7 +263,7 @@ def main(argv=None):
             else:
                 res = train(a.method, a.sparsity, a.distribution, a.dataset, a.model, a.epochs, a.bs, a.lr, a.every,
                             a.seed, a.data_path, show_progress=not a.no_progress and sys.stdout.isatty(), pattern=a.pattern, sync_report=a.sync_report,
-                            return_model=a.plot)
+                            return_model=a.plot, compute=a.compute)
         except FileNotFoundError as e: p.error(_data_hint(e))
         except ValueError as e: p.error(str(e))
     if a.grid:

@@ -15,6 +15,7 @@ from ..ops.masks import mask_, pack_mask, sparse_mask_like
 from ..sparsity.patterns import get_pattern
 from ..sparsity.distributions import get_distribution, uniform_sparsity, _check_sparsity
 from .hooks import enforce_masks, SparseHooks, _get_model, _mask_grad_
+from .compute import COMPUTE_MODES, set_compute
 from .sites import DEFAULT_SPARSE_TYPES, masked_sites, SparseRecord, _computed, _DENSE, _HEAD_DENSE, _plan, _records
 
 # %% auto #0
@@ -157,9 +158,11 @@ def _undo_on_error(model:nn.Module, tensors=None):
 # %% ../../nbs/02c_core.sparsify.ipynb #8acac9d5
 def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, sparse_init_mode:str|None='scale',
                    enforce_mask:bool=True, types=DEFAULT_SPARSE_TYPES, exclude=(), pattern=None,
-                   packed:bool=False, prune_head:bool=False) -> SparseHooks:
+                   packed:bool=False, prune_head:bool=False, compute:str|None=None) -> SparseHooks:
     "Mask the weights of `model` (a module or a `Learner`) to `model_sparsity`, distributed over layers by `sparse_f` (a function or a name)"
     model, sparse_f = _get_model(model), get_distribution(sparse_f)
+    if compute is not None and compute not in COMPUTE_MODES:
+        raise ValueError(f"compute must be one of {', '.join(map(repr, COMPUTE_MODES))}; got {compute!r}")
     fixed = None
     if pattern is not None:
         fixed = get_pattern(pattern).sparsity(None, None)      # N:M fixes the sparsity of every sparse layer
@@ -205,6 +208,7 @@ def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, 
         _check_parametrized(sites)
         hooks = enforce_masks(sites, enforce_mask)
     model.__dict__[_DENSE] = dense
+    if compute is not None: set_compute(model, compute)          # 'sparse': Linears compute over their active weights
     return hooks
 
 # %% ../../nbs/02c_core.sparsify.ipynb #b7ceb943

@@ -67,7 +67,7 @@ def _epoch_line(names, log, n_epoch:int) -> str:
 def train(method='rigl', sparsity:float|None=0.9, distribution='erk', dataset='digits', model='mlp', epochs=20, bs=64,
           lr=1e-2, every=None, seed=42, data_path=None, n_train=None, show_progress=True,
           pattern='unstructured', sync_report=None, log=print, return_model:bool=False, method_args:dict|None=None,
-          **kwargs) -> dict:
+          compute:str|None=None, **kwargs) -> dict:
     "Train `model` on `dataset` with a sparse `method`; return accuracy, per-layer report, FLOPs and sparsity history (data-parallel under `torchrun`)"
     every = schedule_args('train', kwargs, every=every).get('every')     # `batches_per_update`: its earlier name
     if kwargs: raise TypeError(f"train() got an unexpected keyword argument {next(iter(kwargs))!r}")
@@ -86,6 +86,9 @@ def train(method='rigl', sparsity:float|None=0.9, distribution='erk', dataset='d
     fc, cbs = FlopsCounter(), []
     if kind != 'dense':
         sched = dict(dynamic=dict(every=bpu), pruning=dict(every=bpu, end=0.75), ste={})[kind]
+        if compute is not None:
+            if kind == 'ste': raise ValueError(f"{name} trains a reparametrized weight: compute= applies to masked weights only")
+            sched['compute'] = compute           # masked Linears compute over their active weights ('sparse', 'auto')
         dist = None if get_method(name).own_distribution else distribution   # global ranking picks its own
         cbs.append(sparse_callback(name, sparsity, pattern, dist, **sched, **(method_args or {})))   # e.g. chase's channel_sparsity
         cbs.append(SparsityRecorder())           # the history of the masks, for the JSON and `--plot`
@@ -107,7 +110,7 @@ def train(method='rigl', sparsity:float|None=0.9, distribution='erk', dataset='d
     for h in (hooks, getattr(learn, 'sparse_hooks', None)):
         if h is not None: h.remove()
     out = dict(method=method, sparsity=sparsity if method != 'dense' else 0., distribution=distribution, pattern=str(pat),
-                dataset=dataset, model=model, epochs=epochs, batch_size=bs, lr=lr,
+                dataset=dataset, model=model, epochs=epochs, batch_size=bs, lr=lr, compute=compute or 'dense',
                 every=bpu if kind in ('dynamic', 'pruning') and name != 'static_sparse' else None, seed=seed,
                 accuracy=float(acc), valid_loss=float(loss), train_time_s=round(elapsed, 2),
                 flops=dict(inference_dense=fc.dense_flops, inference=fc.flops, inference_fraction=fc.flops / fc.dense_flops,

@@ -20,6 +20,7 @@ from ..core.hooks import ensure_enforced, set_dense_grads
 from ..core.report import mask_markers, zero_preserving
 from ..core.sites import masked_sites
 from ..core.sparsify import apply_masks, mask_grads_, sparsify_model, _normalised_dim
+from ..core.compute import COMPUTE_MODES, set_compute
 from .rewire import allocate, choose_road, finite_grads, momentum_redistribution, _index_road, _kernel_road, _pattern_road, _warn_skipped
 from ..core.commit import zero_opt_state_
 from .scores import gradient_magnitude, gradient_momentum, random_score, score_needs, weight_magnitude
@@ -55,6 +56,7 @@ class SparseUpdater:
                  distribution=None,            # their layer sparsities: a name in `DISTRIBUTIONS`, `f(params, sparsity)` or a dict
                  sparse_modules=None,          # the modules whose masked weights it works on (default: every masked weight)
                  every=None, start=None, end=None,   # the schedule, instead of `schedule`
+                 compute:str|None=None,        # 'sparse': masked Linears compute over their active weights ('auto', 'dense'; `set_compute`)
                  **kwargs):                    # the schedule's deprecated names (`batches_per_update`, `stop_pct`, ...)
         given = schedule_args(type(self).__name__, kwargs, every=every, start=start, end=end)
         if kwargs: raise TypeError(f"{type(self).__name__} got an unexpected keyword argument {next(iter(kwargs))!r}")
@@ -64,7 +66,9 @@ class SparseUpdater:
         if sparsity is not None:
             sparsity = _check_sparsity(sparsity)
             distribution = get_distribution('uniform' if distribution is None else distribution)
-        self.sparsity, self.distribution, self.sparse_modules = sparsity, distribution, sparse_modules
+        if compute is not None and compute not in COMPUTE_MODES:
+            raise ValueError(f"compute must be one of {', '.join(map(repr, COMPUTE_MODES))}; got {compute!r}")
+        self.sparsity, self.distribution, self.sparse_modules, self.compute = sparsity, distribution, sparse_modules, compute
         self.sites, self.layers, self.opt, self.pct = [], [], None, 0.
         self._reset()
 
@@ -101,6 +105,7 @@ class SparseUpdater:
         if not sites: raise self._no_masks()
         # the masks are enforced whatever happened since they were made (hooks removed, frozen weights unfrozen)
         self.hooks = ensure_enforced(sites)
+        if self.compute is not None: set_compute(model, self.compute)
         # a frozen weight does not train: its mask stays as it is (fastai's `fine_tune` trains the head first)
         self.sites = [s for s in sites if s.weight.requires_grad]
         if not self.sites:

@@ -151,8 +151,9 @@ class PruningUpdater(SparseUpdater):
     default_schedule = dict(every=100, end=0.75)
     def __init__(self, sparsity:float|None=None, score='magnitude', pattern=None, distribution=None,
                  initial_sparsity:float=0., sched=polynomial_sparsity, exclude=(), schedule:MaskSchedule|None=None,
-                 skip_gradients:bool=False, *, sparse_modules=None, every=None, start=None, end=None, **kwargs):
-        super().__init__(schedule, skip_gradients, sparse_modules=sparse_modules, every=every, start=start, end=end, **kwargs)
+                 skip_gradients:bool=False, *, sparse_modules=None, every=None, start=None, end=None, compute=None, **kwargs):
+        super().__init__(schedule, skip_gradients, sparse_modules=sparse_modules, every=every, start=start, end=end,
+                         compute=compute, **kwargs)
         pat = None if pattern is None else get_pattern(pattern)   # None: the pattern the masks' records say
         score, distribution = _resolve(score, distribution)
         if isinstance(pat, NM): sparsity = pat.sparsity(None, sparsity)

@@ -1,0 +1,205 @@
+"""Training with sparse compute (`set_compute(model, 'sparse')`, `compute='sparse'`) against dense compute, on the CPU.
+
+    python bench/bench_sparse_train.py [--sections layer e2e] [--threads 1 2] [--repeats 9] [--out bench/SPARSE_TRAIN.md]
+
+- `layer`: one masked `Linear`, forward and backward (output, input gradient, weight gradient), timed three ways in one
+  process, taking turns call by call in a random order: dense PyTorch (`F.linear` on the masked dense weight),
+  fastsparse's sparse products (`fastsparse.ops.spmm.sparse_linear`, the weight gradient at the active weights, written
+  into a dense gradient as training needs it) and, when it is installed, SparseProp's `SparseLinear` (the CPU
+  sparse-backprop library: `pip install --no-build-isolation sparseprop==0.1.14`). Shapes: 4096x4096 at 90% and 95%,
+  batch 128 and 256; 768->3072 at 90/95/98%, batch 2048; 784->300 at 90%, batch 128; masks uniform at random
+  (unstructured) and constant fan-in. Ratios are medians over the rounds of (dense time / other time) in the same
+  round, with their interquartile range; an A/A column (a second dense copy) shows the machine's noise.
+- `e2e`: a wide MLP (784-4096-4096-10, 90% ERK) trained with RigL and SRigL by `sparse_optimizer` with `compute='dense'`
+  and `compute='sparse'`, and the dense model, on images (Fashion-MNIST from `/usr/share/datasets/fashion-mnist` when
+  installed, else the 8x8 digits scaled to 28x28): the median step time of each, interleaved epoch by epoch, and the
+  accuracy after the run, over seeds.
+"""
+import argparse, os, platform, random, statistics, sys, time
+from pathlib import Path
+import numpy as np
+import torch, torch.nn as nn, torch.nn.functional as F
+
+HERE = Path(__file__).resolve().parent
+
+def set_threads(n:int):
+    torch.set_num_threads(n)
+    try:
+        import numba; numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
+    except ImportError: pass
+
+def interleaved(fns:dict, repeats:int, seed:int=0) -> dict:
+    "Seconds of each call of each function, over `repeats` rounds in a random order, after a warm-up call of each"
+    rng = random.Random(seed)
+    for f in fns.values(): f()
+    ts = {k: [] for k in fns}
+    for _ in range(repeats):
+        order = list(fns); rng.shuffle(order)
+        for k in order:
+            t = time.perf_counter(); fns[k](); ts[k].append(time.perf_counter() - t)
+    return ts
+
+def ratio(ts:dict, k:str, ref:str='dense') -> str:
+    "The median over rounds of ref time / k time, with its interquartile range"
+    r = [a / b for a, b in zip(ts[ref], ts[k])]
+    q = statistics.quantiles(r, n=4) if len(r) > 1 else [r[0]] * 3
+    return f"{statistics.median(r):.2f} [{q[0]:.2f}-{q[2]:.2f}]"
+
+def make_mask(n_out:int, n_in:int, sparsity:float, kind:str, g) -> torch.Tensor:
+    "A random mask: `unstructured` (exactly the right count, uniform at random) or `fan-in` (every row the same count)"
+    if kind == 'fan-in':
+        k = round((1 - sparsity) * n_in)
+        idx = torch.rand(n_out, n_in, generator=g).argsort(1)[:, :k]
+        return torch.zeros(n_out, n_in, dtype=torch.bool).scatter_(1, idx, True)
+    n = round((1 - sparsity) * n_out * n_in)
+    m = torch.zeros(n_out * n_in, dtype=torch.bool); m[torch.randperm(n_out * n_in, generator=g)[:n]] = True
+    return m.view(n_out, n_in)
+
+def _sparseprop():
+    try:
+        from sparseprop.modules import SparseLinear
+        return SparseLinear
+    except ImportError: return None
+
+def layer_case(n_out, n_in, sparsity, batch, kind, repeats, seed=0):
+    from fastsparse.ops.spmm import SparsePlan, sparse_linear
+    g = torch.Generator().manual_seed(seed)
+    mask = make_mask(n_out, n_in, sparsity, kind, g)
+    w0 = torch.randn(n_out, n_in, generator=g) * mask / ((1 - sparsity) * n_in) ** 0.5
+    b0 = torch.randn(n_out, generator=g)
+    x0 = torch.randn(batch, n_in, generator=g); dy = torch.randn(batch, n_out, generator=g)
+    plan = SparsePlan(mask)
+    def dense_fn():
+        w = w0.clone().requires_grad_(); b = b0.clone().requires_grad_(); x = x0.clone().requires_grad_()
+        def f():
+            w.grad = b.grad = x.grad = None
+            F.linear(x, w, b).backward(dy)
+        return f
+    def sparse_fn():
+        w = w0.clone().requires_grad_(); b = b0.clone().requires_grad_(); x = x0.clone().requires_grad_()
+        def f():
+            w.grad = b.grad = x.grad = None
+            sparse_linear(x, w, b, plan).backward(dy)
+        return f
+    fns = dict(dense=dense_fn(), aa=dense_fn(), fastsparse=sparse_fn())
+    SL = _sparseprop()
+    if SL is not None:
+        layer = SL(w0.clone(), nn.Parameter(b0.clone()))
+        x = x0.clone().requires_grad_()
+        def sp():
+            x.grad = None; layer.zero_grad(set_to_none=True)
+            layer(x).backward(dy)
+        fns['sparseprop'] = sp
+    return interleaved(fns, repeats, seed)
+
+LAYER_CASES = [(4096, 4096, 0.9, 128), (4096, 4096, 0.9, 256), (4096, 4096, 0.95, 128), (4096, 4096, 0.95, 256),
+               (3072, 768, 0.9, 2048), (3072, 768, 0.95, 2048), (3072, 768, 0.98, 2048), (300, 784, 0.9, 128)]
+
+def layer_section(a) -> str:
+    has_sp = _sparseprop() is not None
+    out = ["## One masked Linear, forward and backward", "",
+           "Speed-up over dense PyTorch in the same round (median [interquartile range] over the rounds): *fastsparse* is "
+           "`sparse_linear` (forward, input gradient, and the weight gradient at the active weights, written into a "
+           "dense gradient), *SparseProp* its `SparseLinear`" + ("" if has_sp else " (not installed here: column empty)") +
+           ", *A/A* a second dense copy (noise). *dense ms* is the median dense time of one forward and backward.", ""]
+    for th in a.threads:
+        set_threads(th)
+        out += [f"### {th} thread{'s' * (th > 1)}", "",
+                "| layer (out x in) | sparsity | batch | mask | dense ms | fastsparse | SparseProp | A/A |", "|---|---|---|---|---|---|---|---|"]
+        for (n_out, n_in, sp, bs) in (LAYER_CASES if not a.quick else [(256, 256, 0.9, 32)]):
+            for kind in ('unstructured', 'fan-in'):
+                ts = layer_case(n_out, n_in, sp, bs, kind, a.repeats)
+                out.append(f"| {n_out}x{n_in} | {sp:g} | {bs} | {kind} | {statistics.median(ts['dense']) * 1e3:.1f} | "
+                           f"{ratio(ts, 'fastsparse')} | {ratio(ts, 'sparseprop') if 'sparseprop' in ts else '—'} | "
+                           f"{ratio(ts, 'aa')} |")
+                print(out[-1], flush=True)
+        out.append("")
+    return "\n".join(out)
+
+def _images(n_train:int, n_valid:int, seed:int):
+    "Fashion-MNIST (28x28) when installed, else the 8x8 digits scaled to 28x28; float tensors [n, 784] and labels"
+    root = Path('/usr/share/datasets/fashion-mnist')
+    if root.exists():
+        from fastsparse.experiments.data import read_idx, _find_idx, _FMNIST_FILES
+        xt, yt, xv, yv = (read_idx(_find_idx(root, _FMNIST_FILES[k])) for k in ('x_train', 'y_train', 'x_valid', 'y_valid'))
+        xt, xv = xt.reshape(len(xt), -1) / 255., xv.reshape(len(xv), -1) / 255.
+        name = 'Fashion-MNIST'
+    else:
+        from sklearn.datasets import load_digits
+        d = load_digits()
+        x = F.interpolate(torch.tensor(d.images, dtype=torch.float32)[:, None], size=(28, 28), mode='bilinear')[:, 0]
+        x = x.reshape(len(x), -1).numpy() / 16.; y = d.target
+        xt, yt, xv, yv = x[:1400], y[:1400], x[1400:], y[1400:]
+        name = '8x8 digits scaled to 28x28'
+    g = np.random.default_rng(seed)
+    it = g.permutation(len(xt))[:n_train]
+    t = lambda a: torch.as_tensor(np.asarray(a), dtype=torch.float32)
+    return name, (t(xt)[it].reshape(len(it), -1), torch.as_tensor(np.asarray(yt))[it].long()), \
+        (t(xv)[:n_valid].reshape(-1, 784), torch.as_tensor(np.asarray(yv))[:n_valid].long())
+
+def e2e_section(a) -> str:
+    from fastsparse.loop.optim import sparse_optimizer
+    set_threads(a.threads[0])
+    bs, epochs = 128, a.epochs
+    rows, accs = {}, {}
+    name = None
+    for seed in range(a.seeds):
+        name, (X, Y), (Xv, Yv) = _images(a.n_train, 2000, seed)
+        runs = {}
+        for v in ('dense', 'rigl/dense', 'rigl/sparse', 'srigl/dense', 'srigl/sparse'):
+            torch.manual_seed(seed)
+            net = nn.Sequential(nn.Linear(784, 4096), nn.ReLU(), nn.Linear(4096, 4096), nn.ReLU(), nn.Linear(4096, 10))
+            opt = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
+            steps = epochs * (len(X) // bs)
+            if v != 'dense':
+                m, c = v.split('/')
+                opt = sparse_optimizer(m, net, opt, 0.9, distribution='erk', total_steps=steps, every=100, compute=c)
+            runs[v] = (net, opt)
+        times = {v: [] for v in runs}
+        for ep in range(epochs):
+            order = torch.randperm(len(X), generator=torch.Generator().manual_seed(seed * 100 + ep))
+            for v in random.Random(ep).sample(list(runs), len(runs)):          # the variants take turns, epoch by epoch
+                net, opt = runs[v]
+                for i in range(0, len(X) - bs + 1, bs):
+                    j = order[i:i + bs]
+                    t = time.perf_counter()
+                    F.cross_entropy(net(X[j]), Y[j]).backward(); opt.step(); opt.zero_grad()
+                    times[v].append(time.perf_counter() - t)
+        for v, (net, opt) in runs.items():
+            with torch.no_grad(): acc = float((net(Xv).argmax(1) == Yv).float().mean())
+            rows.setdefault(v, []).append(statistics.median(times[v])); accs.setdefault(v, []).append(acc)
+            print(v, seed, f"{statistics.median(times[v]) * 1e3:.1f} ms/step", f"acc {acc:.4f}", flush=True)
+    d = rows['dense']
+    out = [f"## End to end: 784-4096-4096-10 MLP, 90% ERK, {name}", "",
+           f"{a.n_train} training images, batch {bs}, {epochs} epoch(s), SGD with momentum, masks updated every 100 steps; "
+           f"{a.seeds} seed(s), {a.threads[0]} thread(s). Step time: the median over the run of forward, backward and "
+           "optimizer step; speed-up: dense step time / this step time, per seed, then the median.", "",
+           "| run | ms per step (median over seeds) | speed-up over dense | accuracy (mean over seeds) |", "|---|---|---|---|"]
+    for v in rows:
+        sp = statistics.median(a_ / b_ for a_, b_ in zip(d, rows[v]))
+        out.append(f"| {v} | {statistics.median(rows[v]) * 1e3:.1f} | {sp:.2f} | {statistics.mean(accs[v]):.4f} |")
+    return "\n".join(out) + "\n"
+
+SECTIONS = dict(layer=layer_section, e2e=e2e_section)
+
+def main(argv=None):
+    p = argparse.ArgumentParser('bench_sparse_train.py', description=__doc__.split('\n')[0])
+    p.add_argument('--sections', nargs='+', default=list(SECTIONS), choices=list(SECTIONS))
+    p.add_argument('--threads', type=int, nargs='+', default=[1, 2])
+    p.add_argument('--repeats', type=int, default=9)
+    p.add_argument('--seeds', type=int, default=3)
+    p.add_argument('--epochs', type=int, default=1)
+    p.add_argument('--n-train', type=int, default=6000)
+    p.add_argument('--quick', action='store_true', help='tiny layer shapes (a smoke test)')
+    p.add_argument('--out', default=str(HERE / 'SPARSE_TRAIN.md'))
+    a = p.parse_args(argv)
+    import fastsparse
+    head = [f"# Sparse compute in training", "",
+            f"`python bench/bench_sparse_train.py {' '.join(argv if argv is not None else sys.argv[1:])}` on "
+            f"{platform.processor() or platform.machine()} ({os.cpu_count()} cores), torch {torch.__version__}, "
+            f"{time.strftime('%Y-%m-%d')}. The machine is shared: ratios in one process, taking turns, medians.", ""]
+    body = [SECTIONS[s](a) for s in a.sections]
+    Path(a.out).write_text("\n".join(head + body))
+    print(f"wrote {a.out}")
+
+if __name__ == '__main__': main()
