@@ -6,7 +6,7 @@ Docs: https://fastsparse.github.io/fastsparse/core.compute.html.md"""
 
 # %% ../../nbs/02i_core.compute.ipynb #18afc66b
 from __future__ import annotations
-import statistics, time, types
+import statistics, sys, time, types
 import torch, torch.nn as nn, torch.nn.functional as F
 import pandas as pd
 from ..ops import spmm
@@ -21,7 +21,9 @@ COMPUTE_MODES = ('dense', 'sparse', 'auto')
 
 class LayerCompute:
     "How one masked `Linear` computes: `mode`, the `SparsePlan` of its current mask, and `'auto'`'s choice per batch size"
-    def __init__(self, mode:str): self.mode, self.plan, self.key, self.choice = mode, None, None, {}
+    def __init__(self, mode:str, min_sparsity:float=0.5):
+        self.mode, self.min_sparsity, self.plan, self.key, self.choice, self.handle = mode, min_sparsity, None, None, {}, None
+        self.stash = self.stash_plan = self.private = self.private_plan = None
 
     def mask_buffer(self, m:nn.Module):
         b = m._buffers
@@ -48,7 +50,34 @@ class LayerCompute:
         if b not in self.choice: self.choice[b] = _time_both(m, x2, plan)
         return self.choice[b][0]
 
-    def __getstate__(self): return {'mode': self.mode, 'plan': None, 'key': None, 'choice': {}}   # plans are rebuilt
+    def grad_buffer(self, m:nn.Module):
+        "A function giving the backward pass a buffer the weight's size, zero outside the active weights, when one is free"
+        def take():
+            w, plan = m.weight, self.plan
+            if w.grad is None:       # the returned gradient becomes `w.grad`: last step's, if nothing else holds it
+                b, self.stash = self.stash, None
+                if b is None or sys.getrefcount(b) > 2 or b.shape != w.shape or b.dtype != w.dtype or not b.is_contiguous():
+                    return None
+                if self.stash_plan is not plan: b.zero_()
+                return b
+            b = self.private         # the gradient is added to `w.grad` (fastai, accumulation): a buffer of its own
+            if b is None or b.shape != w.shape or b.dtype != w.dtype: b = self.private = torch.zeros_like(w, memory_format=torch.contiguous_format)
+            elif self.private_plan is not plan: b.zero_()
+            self.private_plan = plan
+            return b
+        return take
+
+    def keep_grad(self, m:nn.Module):
+        "A hook keeping the weight's gradient after each backward, so that the next one can write into it"
+        rec = _records(m).get('weight')
+        def hook(p):
+            g = p.grad
+            self.stash = g if g is not None and g.layout == torch.strided and not (rec is not None and rec.dense_grad) else None
+            self.stash_plan = self.plan
+        return hook
+
+    def __getstate__(self):                      # plans and buffers are rebuilt: a copy starts afresh
+        return {**LayerCompute('auto').__dict__, 'mode': self.mode, 'min_sparsity': self.min_sparsity}
 
 # %% ../../nbs/02i_core.compute.ipynb #9a04f815
 def _time_both(m:nn.Module, x2:torch.Tensor, plan, rounds:int=5) -> tuple:
@@ -83,8 +112,8 @@ def _sparse_forward(self, x):
     c = self._fastsparse_compute
     if c.mode != 'dense' and _why_dense(self, x) is None:
         plan = c.current_plan(self)
-        if plan is not None and (c.mode == 'sparse' or c.pick(self, x.reshape(-1, x.shape[-1]), plan) == 'sparse'):
-            return spmm.sparse_linear(x, self.weight, self.bias, plan, c.dense_grad(self))
+        if plan is not None and plan.nnz <= (1 - c.min_sparsity) * plan.n_out * plan.n_in and (c.mode == 'sparse' or c.pick(self, x.reshape(-1, x.shape[-1]), plan) == 'sparse'):
+            return spmm.sparse_linear(x, self.weight, self.bias, plan, c.dense_grad(self), c.grad_buffer(self))
     return F.linear(x, self.weight, self.bias)
 
 # %% ../../nbs/02i_core.compute.ipynb #0ea4adbc
@@ -95,20 +124,26 @@ def _eligible(s) -> str|None:
     if type(s.owner).forward is not nn.Linear.forward: return f"{type(s.owner).__name__} has its own forward"
     return None
 
-def set_compute(model:nn.Module, compute:str='sparse') -> pd.DataFrame:
+def set_compute(model:nn.Module, compute:str='sparse', min_sparsity:float=0.5) -> pd.DataFrame:
     "Make the masked `Linear` layers of `model` compute over their active weights (`'sparse'`), densely (`'dense'`), or the faster way here (`'auto'`); returns `compute_report(model)`"
     if compute not in COMPUTE_MODES:
         raise ValueError(f"compute must be one of {', '.join(map(repr, COMPUTE_MODES))}; got {compute!r}")
+    try: ok = 0 <= float(min_sparsity) <= 1 and not isinstance(min_sparsity, bool)
+    except (TypeError, ValueError): ok = False
+    if not ok: raise ValueError(f"min_sparsity must be a number in [0, 1]: layers less sparse compute densely; got {min_sparsity!r}")
     model = getattr(model, 'model', model) if not isinstance(model, nn.Module) else model
     sites = masked_sites(model)
     if not sites: raise ValueError("the model has no masks: sparsify it first (`sparsify_model(model, sparsity)`)")
     for s in sites:
         m = s.owner
-        if compute == 'dense' or _eligible(s) is not None:
-            if '_fastsparse_compute' in m.__dict__: del m.__dict__['_fastsparse_compute']; m.__dict__.pop('forward', None)
-            continue
-        m._fastsparse_compute = LayerCompute(compute)
+        old = m.__dict__.pop('_fastsparse_compute', None)
+        if old is not None:
+            m.__dict__.pop('forward', None)
+            if old.handle is not None: old.handle.remove()
+        if compute == 'dense' or _eligible(s) is not None: continue
+        c = m._fastsparse_compute = LayerCompute(compute, float(min_sparsity))
         m.forward = types.MethodType(_sparse_forward, m)
+        if m.weight.requires_grad: c.handle = m.weight.register_post_accumulate_grad_hook(c.keep_grad(m))
     return compute_report(model)
 
 # %% ../../nbs/02i_core.compute.ipynb #5209af29
@@ -120,7 +155,8 @@ def compute_report(model:nn.Module) -> pd.DataFrame:
         mode = c.mode if c is not None else 'dense'
         note = (why or 'dense compute (the default)') if c is None else \
                ('; '.join(f"batch {b}: {k} ({r:.2f}x dense)" for b, (k, r) in sorted(c.choice.items())) or 'not timed yet')\
-               if mode == 'auto' else 'over the active weights (dense off the CPU, under autocast, or in half precision)'
+               if mode == 'auto' else (f"over the active weights while at least {c.min_sparsity:g} sparse (dense off the CPU, "
+                                       "under autocast, or in half precision)")
         rows.append(dict(layer=s.name, shape=tuple(s.weight.shape), sparsity=round(1 - int(s.mask.count_nonzero()) / s.mask.numel(), 4),
                          compute=mode, note=note))
     return pd.DataFrame(rows, columns=['layer', 'shape', 'sparsity', 'compute', 'note'])

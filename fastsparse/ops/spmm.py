@@ -94,7 +94,7 @@ def usable(x:torch.Tensor, weight:torch.Tensor) -> bool:
 class SparseLinearFunction(torch.autograd.Function):
     "`F.linear` over the active weights of `plan`: forward, input gradient, and the weight gradient at the active weights (all of it when `dense_grad()` says so)"
     @staticmethod
-    def forward(ctx, x, weight, bias, plan, dense_grad):
+    def forward(ctx, x, weight, bias, plan, dense_grad, grad_buffer):
         K = _NB or _nb()
         v = plan.values(weight)
         xT = x.detach().t().contiguous()                       # [in, batch]
@@ -102,7 +102,8 @@ class SparseLinearFunction(torch.autograd.Function):
         K['rows_times'](plan.row_ptr, plan.col, v.numpy(), xT.numpy(), yT.numpy())
         y = yT.t()
         if bias is not None: y = y + bias.detach()
-        ctx.plan, ctx.dense_grad, ctx.v, ctx.xT, ctx.has_bias = plan, dense_grad, v, xT, bias is not None
+        ctx.plan, ctx.dense_grad, ctx.grad_buffer, ctx.v, ctx.xT = plan, dense_grad, grad_buffer, v, xT
+        ctx.has_bias = bias is not None
         return y
 
     @staticmethod
@@ -120,12 +121,15 @@ class SparseLinearFunction(torch.autograd.Function):
             else:
                 dv = torch.empty(plan.nnz, dtype=dy.dtype)
                 K['row_dots'](plan.row_ptr, plan.col, dyT.numpy(), ctx.xT.numpy(), dv.numpy())
-                dw = dy.new_zeros(plan.n_out * plan.n_in).index_copy_(0, plan.flat, dv).view(plan.n_out, plan.n_in)
+                buf = ctx.grad_buffer() if ctx.grad_buffer is not None else None    # zero outside the active weights
+                if buf is None: buf = dy.new_zeros(plan.n_out * plan.n_in)
+                dw = buf.view(-1).index_copy_(0, plan.flat, dv).view(plan.n_out, plan.n_in)
         if ctx.has_bias and ctx.needs_input_grad[2]: db = dy.sum(0)
-        return dx, dw, db, None, None
+        return dx, dw, db, None, None, None
 
-def sparse_linear(x:torch.Tensor, weight:torch.Tensor, bias:torch.Tensor|None, plan:SparsePlan, dense_grad=None) -> torch.Tensor:
+def sparse_linear(x:torch.Tensor, weight:torch.Tensor, bias:torch.Tensor|None, plan:SparsePlan, dense_grad=None,
+                  grad_buffer=None) -> torch.Tensor:
     "`F.linear(x, weight, bias)` computed over the active weights of `plan` (`x` of any leading shape); `dense_grad()`: True when the whole weight gradient is needed"
     lead = x.shape[:-1]
-    y = SparseLinearFunction.apply(x.reshape(-1, x.shape[-1]), weight, bias, plan, dense_grad)
+    y = SparseLinearFunction.apply(x.reshape(-1, x.shape[-1]), weight, bias, plan, dense_grad, grad_buffer)
     return y.reshape(*lead, plan.n_out)
