@@ -24,6 +24,7 @@ class LayerCompute:
     def __init__(self, mode:str, min_sparsity:float=0.5):
         self.mode, self.min_sparsity, self.plan, self.key, self.choice, self.handle = mode, min_sparsity, None, None, {}, None
         self.stash = self.stash_plan = self.private = self.private_plan = None
+        self.single_user = False
 
     def mask_buffer(self, m:nn.Module):
         b = m._buffers
@@ -52,8 +53,12 @@ class LayerCompute:
 
     def grad_buffer(self, m:nn.Module):
         "A function giving the backward pass a buffer the weight's size, zero outside the active weights, when one is free"
+        rec = _records(m).get('weight')
         def take():
             w, plan = m.weight, self.plan
+            # the gradient of this backward is zero outside the mask: the gradient hook need not mask it (one user only:
+            # with two, PyTorch sums both uses' gradients before the hook runs)
+            if rec is not None and self.single_user: rec.grad_clean = True
             if w.grad is None:       # the returned gradient becomes `w.grad`: last step's, if nothing else holds it
                 b, self.stash = self.stash, None
                 if b is None or sys.getrefcount(b) > 2 or b.shape != w.shape or b.dtype != w.dtype or not b.is_contiguous():
@@ -142,6 +147,7 @@ def set_compute(model:nn.Module, compute:str='sparse', min_sparsity:float=0.5) -
             if old.handle is not None: old.handle.remove()
         if compute == 'dense' or _eligible(s) is not None: continue
         c = m._fastsparse_compute = LayerCompute(compute, float(min_sparsity))
+        c.single_user = len(s.users) == 1
         m.forward = types.MethodType(_sparse_forward, m)
         if m.weight.requires_grad: c.handle = m.weight.register_post_accumulate_grad_hook(c.keep_grad(m))
     return compute_report(model)

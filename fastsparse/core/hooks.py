@@ -74,7 +74,9 @@ def _grad_hook(site):
         g = p.grad
         if g is None: return
         rec = recs.get(pname)
-        if rec is not None and rec.dense_grad: return
+        if rec is not None:
+            if rec.dense_grad: return
+            if rec.__dict__.pop('grad_clean', False): return    # the sparse products wrote it: zero outside the mask
         m = buffers.get(name)
         if m is None: mask_(g, unpack_mask(buffers[name + '_bits'], g.shape))   # packed: unpacked every time
         else: _mask_grad_(g, m, rec)
