@@ -56,7 +56,8 @@ class Chase(UnitRemovingUpdater):
         by_name = {l.name: l for l in self.layers}
         for l in self.layers:
             s, k = l.site, l.link
-            l.removable = k is not None and k.sliceable and s.perm is None and s.pname == 'weight' and s.owner is s.user
+            l.removable = (k is not None and k.sliceable and s.perm is None and s.pname == 'weight' and s.owner is s.user
+                           and l.rows is None)          # a weight-normalised row removed would divide zero by zero
             # the masked layers that read its channels, with the flattened width of one channel
             l.readers = [(by_name[c], by_name[c].weight.shape[1] // l.weight.shape[0] if k.flatten else 1)
                          for c in k.consumers if c in by_name] if l.removable else []
@@ -186,7 +187,9 @@ class Chase(UnitRemovingUpdater):
             if bool(s.mask.all()): continue
             n_act = int(s.mask.count_nonzero()); nd = int(drop_frac * n_act)
             if nd == 0: continue
-            keep = _check_score(self.keep_score, self.keep_score(w, self.opt), w, s)
+            keep, most = self._keep_of(l)                    # a weight-normalised row keeps its best weight
+            nd = min(nd, most)
+            if nd == 0: continue
             grow = _check_score(self.grow_score, self.grow_score(w, self.opt), w, s).float()
             ok = self._allowed(l)
             _pattern_road(s, nd, nd, keep, grow.masked_fill(~ok, -math.inf), self.opt, Unstructured())

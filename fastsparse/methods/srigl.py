@@ -106,7 +106,7 @@ class SRigL(UnitRemovingUpdater):
                                  "with pattern='constant_fan_in' (learn.sparsify('srigl', ...) does so)")
         if not 0 <= float(self.gamma_sal) <= 1: raise ValueError(f"gamma_sal must be in [0, 1]; got {self.gamma_sal!r}")
         keep = set(self.no_ablation) if self.no_ablation is not None else {self.layers[-1].name}
-        for l in self.layers: l.ablatable = l.name not in keep and l.site.perm is None
+        for l in self.layers: l.ablatable = l.name not in keep and l.site.perm is None and l.rows is None   # (weight norm: no empty row)
 
     def update_masks(self, drop_frac:float):
         "Rewire every layer under constant fan-in, ablating units with too few salient weights"
@@ -114,9 +114,9 @@ class SRigL(UnitRemovingUpdater):
             s = l.site
             if bool(s.mask.all()): continue                    # a layer kept dense
             w = s.weight
-            keep = _check_score(self.keep_score, self.keep_score(w, self.opt), w, s)
+            keep, most = self._keep_of(l)                      # a weight-normalised row keeps its best weight
             grow = _check_score(self.grow_score, self.grow_score(w, self.opt), w, s)
-            new = self._rewire(s, keep, grow, drop_frac, l.budget, l.ablatable)
+            new = self._rewire(s, keep, grow, drop_frac, l.budget, l.ablatable, most)
             if world_size() > 1: broadcast_([new])              # process 0 decides, every process applies
             commit_mask_(s, new, self.opt, sparsity=False)      # dropped and grown again: keeps its value; the record keeps the budget
             dead = (_rows(s.out_major(new)).sum(1) == 0).nonzero().flatten().tolist()
@@ -125,7 +125,7 @@ class SRigL(UnitRemovingUpdater):
                 zero_ablated_(s, l.extras, self.opt)
         self.n_updates += 1
 
-    def _rewire(self, s, keep, grow, drop_frac, budget, ablatable):
+    def _rewire(self, s, keep, grow, drop_frac, budget, ablatable, most=None):
         "The new mask of `s`, shaped like its weight (a unit left with no input is ablated)"
         o = s.out_major                                        # units first, whatever the storage layout
         shape = o(s.mask).shape
@@ -134,7 +134,7 @@ class SRigL(UnitRemovingUpdater):
         live = torch.ones(R, dtype=torch.bool, device=mask.device); live[s.record.ablated] = False
         ks, gs = _rows(o(keep)).float().clone(), _rows(o(grow)).float().clone()
         ks[~live], gs[~live] = -math.inf, -math.inf
-        n = int(mask.count_nonzero()); n_drop = int(drop_frac * n); n_keep = n - n_drop
+        n = int(mask.count_nonzero()); n_drop = min(int(drop_frac * n), n if most is None else most); n_keep = n - n_drop
         if ablatable and self.gamma_sal > 0:
             sal = top_k_mask(ks, min(n_keep, int((live[:, None] & mask).sum())), within=mask & live[:, None])
             sal |= top_k_mask(gs, min(n_drop, int(live.sum()) * F_), within=live[:, None].expand_as(mask).contiguous())
