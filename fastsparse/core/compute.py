@@ -11,7 +11,7 @@ import torch, torch.nn as nn, torch.nn.functional as F
 import pandas as pd
 from ..ops import spmm
 from ..ops.masks import unpack_mask
-from .sites import masked_sites, _records
+from .sites import TransformersConv1D, masked_sites, _records
 
 # %% auto #0
 __all__ = ['COMPUTE_MODES', 'LayerCompute', 'set_compute', 'compute_report']
@@ -37,7 +37,8 @@ class LayerCompute:
         key = (id(buf), buf._version, buf.data_ptr())
         if key != self.key:
             mask = buf if buf.dtype == torch.bool else unpack_mask(buf, m.weight.shape)
-            self.plan, self.key = spmm.SparsePlan(mask), key
+            t = not isinstance(m, nn.Linear)                  # transformers' Conv1D stores its weight [in, out]
+            self.plan, self.key = spmm.SparsePlan(mask.t() if t else mask, transposed=t), key
         return self.plan
 
     def dense_grad(self, m:nn.Module):
@@ -92,8 +93,8 @@ def _time_both(m:nn.Module, x2:torch.Tensor, plan, rounds:int=5) -> tuple:
         b = m.bias.detach().clone().requires_grad_() if m.bias is not None else None
         x = x2.detach().clone().requires_grad_()
         dy = torch.ones(x.shape[0], w.shape[0], dtype=x.dtype)
-        runs = dict(sparse=lambda: spmm.sparse_linear(x, w, b, plan).backward(dy),
-                    dense=lambda: F.linear(x, w, b).backward(dy))
+        dense = (lambda: torch.addmm(b, x, w) if b is not None else x @ w) if plan.transposed else (lambda: F.linear(x, w, b))
+        runs = dict(sparse=lambda: spmm.sparse_linear(x, w, b, plan).backward(dy), dense=lambda: dense().backward(dy))
         for f in runs.values(): f()                        # warm up (and compile the loops)
         ts = {k: [] for k in runs}
         for _ in range(rounds):
@@ -113,20 +114,22 @@ def _why_dense(m:nn.Module, x:torch.Tensor) -> str|None:
     return None
 
 def _sparse_forward(self, x):
-    "The forward of a masked `Linear` under `set_compute`: over the active weights when it can and should, else `F.linear`"
+    "The forward of a masked `Linear` (or `Conv1D`) under `set_compute`: over the active weights when it can and should, else its own"
     c = self._fastsparse_compute
     if c.mode != 'dense' and _why_dense(self, x) is None:
         plan = c.current_plan(self)
         if plan is not None and plan.nnz <= (1 - c.min_sparsity) * plan.n_out * plan.n_in and (c.mode == 'sparse' or c.pick(self, x.reshape(-1, x.shape[-1]), plan) == 'sparse'):
             return spmm.sparse_linear(x, self.weight, self.bias, plan, c.dense_grad(self), c.grad_buffer(self))
-    return F.linear(x, self.weight, self.bias)
+    return type(self).forward(self, x)
 
 # %% ../../nbs/02i_core.compute.ipynb #0ea4adbc
 def _eligible(s) -> str|None:
     "Why the masked weight of site `s` cannot compute sparse (None: it can)"
-    if not isinstance(s.owner, nn.Linear): return f"a {type(s.owner).__name__} weight: only nn.Linear computes sparse"
-    if s.pname != 'weight' or s.perm is not None: return 'not stored outputs first'
-    if type(s.owner).forward is not nn.Linear.forward: return f"{type(s.owner).__name__} has its own forward"
+    conv1d = isinstance(s.owner, TransformersConv1D)
+    if not (isinstance(s.owner, nn.Linear) or conv1d):
+        return f"a {type(s.owner).__name__} weight: nn.Linear and transformers' Conv1D compute sparse"
+    if s.pname != 'weight' or s.perm != ((1, 0) if conv1d else None): return 'not a plain weight of its layer'
+    if not conv1d and type(s.owner).forward is not nn.Linear.forward: return f"{type(s.owner).__name__} has its own forward"
     return None
 
 def set_compute(model:nn.Module, compute:str='sparse', min_sparsity:float=0.5) -> pd.DataFrame:

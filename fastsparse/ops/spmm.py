@@ -55,15 +55,16 @@ def _nb():
 
 # %% ../../nbs/00e_ops.spmm.ipynb #9ff1d257
 class SparsePlan:
-    "The row lists of a 2-d bool mask (and its column lists): what the sparse products of its weight loop over"
-    def __init__(self, mask:torch.Tensor):
+    "The row lists of a 2-d bool mask [out, in] (and its column lists): what the sparse products of its weight loop over; `transposed`: the weight is stored [in, out]"
+    def __init__(self, mask:torch.Tensor, transposed:bool=False):
         if mask.dim() != 2 or mask.dtype != torch.bool:
             raise ValueError(f"SparsePlan takes a 2-d bool mask [out, in]; got {mask.dtype} of shape {tuple(mask.shape)}")
         m = mask.detach().cpu()
         self.n_out, self.n_in = m.shape
+        self.transposed, self.shape = transposed, (self.n_in, self.n_out) if transposed else (self.n_out, self.n_in)
         o, i = m.nonzero().unbind(1)                          # row-major: each row's inputs in order
         self.nnz = o.numel()
-        self.flat = o * self.n_in + i                          # the active weights, as flat indices of the weight
+        self.flat = i * self.n_out + o if transposed else o * self.n_in + i    # the active weights, flat in the stored weight
         self.row_ptr = _ptr(o, self.n_out).numpy()
         self.col = i.to(torch.int32).numpy()
         by_col = torch.argsort(i * self.n_out + o)             # the same entries column after column
@@ -100,8 +101,8 @@ class SparseLinearFunction(torch.autograd.Function):
         xT = x.detach().t().contiguous()                       # [in, batch]
         yT = torch.empty(plan.n_out, x.shape[0], dtype=x.dtype)
         K['rows_times'](plan.row_ptr, plan.col, v.numpy(), xT.numpy(), yT.numpy())
-        y = yT.t()
-        if bias is not None: y = y + bias.detach()
+        y = yT.t().contiguous()                                # laid out as F.linear's (dropout after it draws the same)
+        if bias is not None: y += bias.detach()
         ctx.plan, ctx.dense_grad, ctx.grad_buffer, ctx.v, ctx.xT = plan, dense_grad, grad_buffer, v, xT
         ctx.has_bias = bias is not None
         return y
@@ -117,13 +118,13 @@ class SparseLinearFunction(torch.autograd.Function):
             dx = dxT.t()
         if ctx.needs_input_grad[1]:
             if ctx.dense_grad is not None and ctx.dense_grad():  # a method reads the whole gradient at this step
-                dw = dyT @ ctx.xT.t()
+                dw = ctx.xT @ dyT.t() if plan.transposed else dyT @ ctx.xT.t()
             else:
                 dv = torch.empty(plan.nnz, dtype=dy.dtype)
                 K['row_dots'](plan.row_ptr, plan.col, dyT.numpy(), ctx.xT.numpy(), dv.numpy())
                 buf = ctx.grad_buffer() if ctx.grad_buffer is not None else None    # zero outside the active weights
                 if buf is None: buf = dy.new_zeros(plan.n_out * plan.n_in)
-                dw = buf.view(-1).index_copy_(0, plan.flat, dv).view(plan.n_out, plan.n_in)
+                dw = buf.view(-1).index_copy_(0, plan.flat, dv).view(plan.shape)
         if ctx.has_bias and ctx.needs_input_grad[2]: db = dy.sum(0)
         return dx, dw, db, None, None, None
 
