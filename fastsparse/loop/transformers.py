@@ -64,6 +64,8 @@ def sparse_saving(model):
         if not hasattr(model, '_keys_to_ignore_on_save'):
             raise TypeError(f"sparse_saving changes how a transformers model (a PreTrainedModel) saves; got {type(model).__name__}")
         model.__dict__['save_pretrained'] = types.MethodType(save_sparse_pretrained, model)
+    # the masks are not in its weights files: the Trainer does not warn of them as missing when it loads a checkpoint
+    model._keys_to_ignore_on_save = set(model._keys_to_ignore_on_save or ()) | _mask_keys(model)
     return model
 
 # %% ../../nbs/05i_loop.transformers.ipynb #f5bfaf70
@@ -309,6 +311,9 @@ class SparseTrainerCallback:
     def on_train_end(self, args, state, control, **kwargs):
         run = self._run
         if run is None or run.ended or run.state() is not state: return
+        best = state.best_model_checkpoint
+        if args.load_best_model_at_end and best is not None and (Path(best)/SPARSE_MASKS_NAME).is_file():
+            load_safetensors(run.model, Path(best)/SPARSE_MASKS_NAME)   # the Trainer loaded the best weights: their masks too
         self.updater.finish()
         run.ended = True
 
