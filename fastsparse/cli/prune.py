@@ -100,7 +100,11 @@ def main(argv=None) -> int:
     a = parse_args(argv)
     from fastsparse.cli.train import quiet_imports
     with quiet_imports():
-        import torch, transformers as T
+        from fastsparse.loop.transformers import require_transformers
+        try: T = require_transformers('fastsparse-prune')
+        except ImportError as e:
+            print(f"fastsparse-prune: error: {e}", file=sys.stderr); return 2
+        import torch
         from fastsparse.core.sites import masked_sites
         from fastsparse.core.report import sparsity_report
         from fastsparse.core.sparsify import unsparsify_model
