@@ -6,13 +6,15 @@ Docs: https://fastsparse.github.io/fastsparse/core.distributed.html.md"""
 
 # %% ../../nbs/02f_core.distributed.ipynb #1ddb3da6
 from __future__ import annotations
-import hashlib
-import torch.distributed as dist, torch
+import hashlib, sys
+from contextlib import contextmanager
+import torch.distributed as dist, torch, torch.nn as nn
 from ..ops.masks import mask_, pack_mask, unpack_mask
 from .sites import masked_sites
 
 # %% auto #0
-__all__ = ['world_size', 'broadcast_', 'sync_sites_', 'sparse_digest']
+__all__ = ['world_size', 'broadcast_', 'sync_sites_', 'sparse_digest', 'is_sharded', 'shard_like', 'full_tensor', 'fill_rows_',
+           'unsharded']
 
 # %% ../../nbs/02f_core.distributed.ipynb #af20a7e8
 def world_size() -> int:
@@ -72,3 +74,85 @@ def sparse_digest(model) -> dict:
                 numel={s.name: s.weight.numel() for s in sites},
                 target={s.name: float(s.sparsity) for s in sites},
                 masked_nonzero=sum(int((s.weight.detach()[~s.mask] != 0).sum()) for s in sites))
+
+# %% ../../nbs/02f_core.distributed.ipynb #8efc931c
+def is_sharded(t) -> bool:
+    "Whether `t` is a `DTensor`: a parameter of a model sharded with `fully_shard`, or a mask made for one"
+    m = sys.modules.get('torch.distributed.tensor')      # never imported here: if it is not loaded, no DTensor exists
+    return m is not None and isinstance(t, m.DTensor)
+
+# %% ../../nbs/02f_core.distributed.ipynb #8e7579e0
+def shard_like(full:torch.Tensor, like) -> torch.Tensor:
+    "The whole tensor `full` (the same on every process) as a `DTensor` laid out as the `DTensor` `like`: this process's part, no communication"
+    from torch.distributed.tensor import distribute_tensor
+    if tuple(full.shape) != tuple(like.shape):
+        raise ValueError(f"shard_like: a tensor of shape {tuple(full.shape)} cannot be laid out as one of shape {tuple(like.shape)}")
+    return distribute_tensor(full.detach().to(like.device), like.device_mesh, like.placements, src_data_rank=None)
+
+def full_tensor(t:torch.Tensor) -> torch.Tensor:
+    "The whole tensor of `t`: gathered from every process if `t` is sharded (a collective call), else `t` itself"
+    return t.full_tensor() if is_sharded(t) else t
+
+# %% ../../nbs/02f_core.distributed.ipynb #d1ef4fb6
+def fill_rows_(t:torch.Tensor, rows, value=0.) -> torch.Tensor:
+    "`t.index_fill_(0, rows, value)` in place, for a tensor or a sharded one (each process fills the rows of its shard)"
+    idx = torch.as_tensor(rows, dtype=torch.long, device=t.device)
+    if not is_sharded(t): return t.index_fill_(0, idx, value)
+    flag = torch.zeros(t.shape, dtype=torch.bool, device=t.device); flag[idx] = True
+    return t.masked_fill_(shard_like(flag, t), value)
+
+# %% ../../nbs/02f_core.distributed.ipynb #8f6707bf
+def _opt_states(opt):
+    "The `{parameter: state}` dict of a PyTorch optimizer (or of the one a wrapper holds as `.opt`), or None"
+    st = getattr(getattr(opt, 'opt', opt), 'state', None) if opt is not None else None
+    return st if isinstance(st, dict) else None
+
+@contextmanager
+def unsharded(sites:list, opt=None):
+    """While the block runs, each sharded weight of `sites` is a whole tensor on every process, and so are its mask,
+    its gradient and its optimizer state in `opt`; after it, every process keeps its shard of what the block left
+    (the masks as `DTensor`s laid out as their weights). If the block raises, the shards are left as they were"""
+    todo = [s for s in sites if is_sharded(s.weight)]
+    if not todo: yield; return
+    states, saved = _opt_states(opt), []
+    with torch.no_grad():
+        for s in todo:
+            p = s.weight
+            if s.packed: raise ValueError(f"{s.name}: packed masks cannot be sharded with fully_shard; call "
+                                          "`unpack_masks_(model)` first")
+            full = nn.Parameter(p.detach().full_tensor(), requires_grad=p.requires_grad)
+            if p.grad is not None: full.grad = full_tensor(p.grad)
+            key = s._mask_key if s.is_masked else None
+            mask = s.owner._buffers[key] if key else None
+            st = states.get(p) if states is not None else None
+            saved.append((s, p, full, mask))
+            s.owner._parameters[s.pname] = full
+            if mask is not None: s.owner._buffers[key] = full_tensor(mask)
+            if st: states[full] = {k: full_tensor(v) for k, v in st.items()}
+    ok = False
+    try:
+        yield
+        ok = True
+    finally:
+        with torch.no_grad():
+            for s, p, full, mask in saved:
+                new_st = states.pop(full, None) if states is not None else None
+                key = s._mask_key if s.is_masked else None
+                new_mask = s.owner._buffers.get(key) if key else None
+                s.owner._parameters[s.pname] = p
+                if not ok:                              # nothing the block did is kept
+                    if mask is not None: s.owner._buffers[key] = mask
+                    elif key: del s.owner._buffers[key]
+                    continue
+                p.detach().copy_(shard_like(full, p))
+                if full.grad is not None and p.grad is not None: p.grad.copy_(shard_like(full.grad, p))
+                if new_mask is not None:
+                    if is_sharded(mask): mask.copy_(shard_like(new_mask, mask)); s.owner._buffers[key] = mask
+                    else: s.owner._buffers[key] = shard_like(new_mask, p)
+                    s.record._active = s.record._fmask = None   # caches of the whole mask: made again from the shard
+                if new_st:
+                    old = states[p]
+                    for k, v in new_st.items():
+                        if is_sharded(old.get(k)): old[k].copy_(shard_like(v, old[k]))
+                        elif isinstance(v, torch.Tensor) and v.shape == full.shape: old[k] = shard_like(v, p)
+                        else: old[k] = v

@@ -7,6 +7,7 @@ Docs: https://fastsparse.github.io/fastsparse/core.graph.html.md"""
 # %% ../../nbs/02e_core.graph.ipynb #c01e7c2a
 from __future__ import annotations
 from dataclasses import dataclass, field
+import sys
 import torch, torch.nn as nn, torch.nn.functional as F
 from .hooks import _get_model
 
@@ -22,7 +23,7 @@ _KEEPS_ZERO_F = {F.relu, torch.relu, F.relu6, F.gelu, F.silu, F.leaky_relu, F.ha
                  F.max_pool1d, F.max_pool2d, F.max_pool3d, F.avg_pool1d, F.avg_pool2d, F.avg_pool3d, F.adaptive_avg_pool1d,
                  F.adaptive_avg_pool2d, F.adaptive_avg_pool3d, F.adaptive_max_pool2d}
 _KEEPS_ZERO_M = {'relu', 'relu_', 'tanh', 'contiguous', 'clone', 'float'}
-_BN = (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)
+_BN = (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d, nn.SyncBatchNorm)   # SyncBatchNorm: DDP's on GPUs
 _CONV = (nn.Conv1d, nn.Conv2d, nn.Conv3d)
 
 @dataclass
@@ -88,10 +89,33 @@ def _follow(node, mods, uses) -> ChannelLink:
     if not link.consumers and link.reason is None: link.reason = "reaches no layer that reads its channels"
     return link
 
+def _unwrap(model) -> tuple:
+    "(the model inside the wrappers whose one child is `.module` (DistributedDataParallel, ...), the prefix of its names)"
+    prefix = ''
+    while list(model._modules) == ['module']:        # a wrapper: its one child is the model
+        model, prefix = model.module, prefix + 'module.'
+    return model, prefix
+
 def channel_links(model) -> tuple[dict, str|None]:
-    "`({layer name: ChannelLink}, None)` for every `Linear` and `ConvNd` of `model`, or `({}, why)` when torch.fx cannot trace it"
-    model = _get_model(model)
-    try: gm = torch.fx.symbolic_trace(model)
+    """`({layer name: ChannelLink}, None)` for every `Linear` and `ConvNd` of `model`, or `({}, why)` when torch.fx cannot
+    trace it; a wrapper that holds the model as `.module` (DistributedDataParallel) is traced through, its names kept"""
+    model, prefix = _unwrap(_get_model(model))
+    links, why = _channel_links(model)
+    if not prefix: return links, why
+    def named(ns): return [prefix + n for n in ns]
+    return {prefix + k: ChannelLink(prefix + l.name, named(l.bns), named(l.consumers), l.flatten, l.reason)
+            for k, l in links.items()}, why
+
+class _Tracer(torch.fx.Tracer):
+    "torch.fx's tracer, keeping a layer sharded with `fully_shard` (of a class `FSDP<Layer>` made for it) whole, as its layer"
+    def is_leaf_module(self, m, qualname) -> bool:
+        fsdp = sys.modules.get('torch.distributed.fsdp')
+        if fsdp is None or not isinstance(m, fsdp.FSDPModule): return super().is_leaf_module(m, qualname)
+        cls = next(c for c in type(m).__mro__[1:] if not issubclass(c, fsdp.FSDPModule))
+        return cls.__module__.startswith(('torch.nn', 'torch.ao.nn')) and not issubclass(cls, nn.Sequential)
+
+def _channel_links(model) -> tuple[dict, str|None]:
+    try: gm = torch.fx.GraphModule(model, _Tracer().trace(model))
     except Exception as e:
         return {}, f"torch.fx cannot trace {type(model).__name__} ({type(e).__name__}: {str(e).splitlines()[0][:100] if str(e) else ''})"
     mods = dict(gm.named_modules())

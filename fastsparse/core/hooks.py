@@ -41,12 +41,13 @@ def _enforce_hook(sites):
         "(weight, mask buffer as stored, the key that says whether they changed)"
         w, m = params[pname], buffers.get(mname)
         if m is None: m = buffers[mname + '_bits']                # a packed mask
-        return w, m, (w._version, m._version, m.data_ptr())
+        return w, m, (w._version, m._version, m.data_ptr() if type(m) is torch.Tensor else id(m))
     def hook(module, args):
         # Compiled code skips it (a data pointer cannot be traced): there the drivers apply the masks after each step
         if torch.compiler.is_compiling(): return
         for i, ref in enumerate(refs):
             w, m, key = current(*ref)
+            if type(m) is not torch.Tensor: continue          # the shard of a sharded weight's mask: the drivers apply it after each step
             if key != seen[i]:
                 with torch.no_grad(): mask_(w.data, m if m.dtype == torch.bool else unpack_mask(m, w.shape))
                 seen[i] = key

@@ -16,6 +16,7 @@ from ..sparsity.patterns import get_pattern
 from ..sparsity.distributions import get_distribution, uniform_sparsity, _check_sparsity
 from .hooks import enforce_masks, SparseHooks, _get_model, _mask_grad_
 from .compute import COMPUTE_MODES, set_compute
+from .distributed import is_sharded, sync_sites_, unsharded
 from .sites import DEFAULT_SPARSE_TYPES, masked_sites, SparseRecord, _computed, _DENSE, _HEAD_DENSE, _plan, _records
 
 # %% auto #0
@@ -79,7 +80,7 @@ def _layer_masks(sites, sparsities, pattern):
             try: pat.check(st.out_major(st.weight).shape)
             except ValueError as e:
                 raise ValueError(f"{st.name}: {e}; leave that layer dense with exclude=[{st.name.rpartition('.')[0]!r}]") from None
-    return [torch.ones_like(st.weight, dtype=torch.bool) if sp == 0 else
+    return [torch.ones(st.weight.shape, dtype=torch.bool, device=st.weight.device) if sp == 0 else   # (a DTensor's whole shape)
             st.from_out_major(pat.mask(torch.rand(st.out_major(st.weight).shape, device=st.weight.device), float(sp)))
             for st, sp in zip(sites, sparsities)]
 
@@ -187,6 +188,9 @@ def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, 
         why = ''.join(f"; {n} is left dense ({r})" for n, r in dense.items() if r.startswith('tied'))
         raise ValueError(f"nothing to sparsify: the model has no {', '.join(t.__name__ for t in listify(types))} layers "
                          f"(it has {', '.join(found)}){why}; pass `types=` with the layer types to sparsify")
+    if packed and any(is_sharded(st.weight) for st in sites):
+        raise ValueError("packed masks cannot be sharded: this model is sharded with fully_shard, so sparsify it with "
+                         "packed=False (each process keeps the bool mask of its own shard)")
     sparsities = list(sparse_f([st.weight for st in sites], s))
     if len(sparsities) != len(sites) or not all(0. <= float(x) <= 1. for x in sparsities):
         raise ValueError(f"{_dist_name(sparse_f)} must return one sparsity in [0, 1] per weight ({len(sites)}); "
@@ -196,16 +200,18 @@ def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, 
     moved = [_keep_normalised_rows_(st, m) if pattern is None else 0 for st, m in zip(sites, masks)]   # no row of weight norm empty
     pat_name = 'unstructured' if pattern is None else str(get_pattern(pattern))
     with _undo_on_error(model, [st.weight for st in sites]):     # a failure leaves the model as it was
-        for st, sp, mask, mv in zip(sites, sparsities, masks, moved):
-            w = st.weight
-            if pattern is not None: sp = 1. - int(mask.count_nonzero()) / mask.numel()   # blocks may round: the exact figure
-            _register_mask(st, mask, packed, sparsity=float(sp), pattern=pat_name if sp > 0 else 'unstructured',
-                           source=f"{_dist_name(sparse_f)} at {s:g}" + (f"; {mv} kept weight{'s' * (mv > 1)} moved "
-                           "so that every normalised row keeps one" if mv else ''))
-            if sparse_init_mode: sparse_init_(st.out_major(w.data), st.out_major(mask), sparse_init_mode)
-            else:
-                with torch.no_grad(): mask_(w.data, mask)
-        _check_parametrized(sites)
+        with unsharded(sites):    # sharded (fully_shard): whole tensors here, then each process keeps its shards
+            for st, sp, mask, mv in zip(sites, sparsities, masks, moved):
+                w = st.weight
+                if pattern is not None: sp = 1. - int(mask.count_nonzero()) / mask.numel()   # blocks may round: the exact figure
+                _register_mask(st, mask, packed, sparsity=float(sp), pattern=pat_name if sp > 0 else 'unstructured',
+                               source=f"{_dist_name(sparse_f)} at {s:g}" + (f"; {mv} kept weight{'s' * (mv > 1)} moved "
+                               "so that every normalised row keeps one" if mv else ''))
+                if sparse_init_mode: sparse_init_(st.out_major(w.data), st.out_major(mask), sparse_init_mode)
+                else:
+                    with torch.no_grad(): mask_(w.data, mask)
+            sync_sites_(sites)    # several processes: all take process 0's masks and weights (one process: nothing)
+            _check_parametrized(sites)
         hooks = enforce_masks(sites, enforce_mask)
     model.__dict__[_DENSE] = dense
     if compute is not None: set_compute(model, compute)          # 'sparse': Linears compute over their active weights

@@ -21,7 +21,7 @@ from ..core.sparsify import sparsify_model, unsparsify_model
 from ..methods.dynamic import DynamicSparseUpdater, RigL, SET, SNFS, dynamic_updater
 from ..methods.prune import polynomial_sparsity, PruningUpdater
 from ..methods.ste import is_ste, STE_ALGORITHMS, ste_finalize, ste_sparsify, _ste_args
-from .recorder import SparsityRecorder
+from .recorder import SparsityRecorder, _in_fit
 
 # %% auto #0
 __all__ = ['SET_presets', 'SNFS_presets', 'RigL_presets', 'Static_presets', 'PAPER_UPDATE_INTERVALS', 'SparseCallback',
@@ -59,6 +59,10 @@ class SparseCallback(Callback):
 
     def before_fit(self):
         self._trained = False
+        # `learn.validate()` and `get_preds()` run before_fit and after_fit too: outside a fit the method leaves its
+        # state, the masks and the processes alone (no broadcast, so that one process may validate on its own)
+        self._fitting = _in_fit()
+        if not self._fitting: return
         self.hooks = self.sparsify(self.learn.model)
         resume = getattr(self.learn, 'sparse_state', None)
         state = resume.pop(type(self).__name__, None) if isinstance(resume, dict) else None
@@ -76,10 +80,12 @@ class SparseCallback(Callback):
     def after_step(self): self.updater.after_step()
     def before_train(self): self._trained = True
     def after_epoch(self):
-        # an epoch that `fit(start_epoch=k)` skips (cancelled before it trained) is not counted: the resumed state has it
-        if self._trained: self.updater.after_epoch()
+        # outside a fit (`learn.validate()`) nothing counts; an epoch that `fit(start_epoch=k)` skips (cancelled before
+        # it trained) is not counted either: the resumed state has it
+        if getattr(self, '_fitting', True) and self._trained: self.updater.after_epoch()
         self._trained = False
     def after_fit(self):
+        if not getattr(self, '_fitting', True): return
         self.updater.finish()
         if self.hooks is not None: self.learn.sparse_hooks = self.hooks
         self._left = self.updater.state_dict()
@@ -135,7 +141,7 @@ class DynamicSparseTrainingCallback(SparseCallback):
         self.show_report = show_report
     def after_fit(self):
         super().after_fit()
-        if self.show_report: print(sparsity_report(self.learn.model).to_string(index=False))
+        if self.show_report and getattr(self, '_fitting', True): print(sparsity_report(self.learn.model).to_string(index=False))
     @property
     def pending(self) -> bool: "Whether the next optimizer step updates the masks"; return self.updater.pending
     @property

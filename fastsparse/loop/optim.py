@@ -65,8 +65,9 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
                 raise ValueError("pass pct_train (the fraction of training done) to step(), or total_steps to the wrapper")
             pct_train = self.taken / self.total_steps
         if not skipped:
+            skip = self.updater.before_step(float(pct_train))       # `True`: skip it (skip_gradients); may refuse
             self.taken += 1
-            if not self.updater.before_step(float(pct_train)): self.opt.step()   # `True`: skip it (skip_gradients)
+            if not skip: self.opt.step()
         self.updater.after_step()
         self.pct = float(pct_train)
         if self.history is not None: self.history.check(self.taken, self.pct * self.n_epoch)   # a row if the masks changed

@@ -15,7 +15,7 @@ import numpy as np
 from fastcore.basics import listify
 from ..sparsity.patterns import get_pattern, Unstructured
 from ..sparsity.schedule import MaskSchedule, cosine_decay, epochs, schedule_args
-from ..core.distributed import sync_sites_
+from ..core.distributed import is_sharded, shard_like, sync_sites_, unsharded
 from ..core.hooks import ensure_enforced, set_dense_grads
 from ..core.report import mask_markers, zero_preserving
 from ..core.sites import masked_sites
@@ -69,7 +69,7 @@ class SparseUpdater:
         if compute is not None and compute not in COMPUTE_MODES:
             raise ValueError(f"compute must be one of {', '.join(map(repr, COMPUTE_MODES))}; got {compute!r}")
         self.sparsity, self.distribution, self.sparse_modules, self.compute = sparsity, distribution, sparse_modules, compute
-        self.sites, self.layers, self.opt, self.pct = [], [], None, 0.
+        self.sites, self.layers, self.opt, self.pct, self.sharded = [], [], None, 0., False
         self._reset()
 
     # --- before training: which weights ---
@@ -114,10 +114,16 @@ class SparseUpdater:
         self.layers = [LayerState(s) for s in self.sites]    # what the method keeps of each weight
         self._reset()
         if self.schedule.start.value == 0: self.anchor = self.epoch_anchor = 0
-        self.setup()
-        if state: self.load_state_dict(state)
-        sync_sites_(self.sites)                   # distributed: every process starts from process 0's masks and weights
-        self.started()
+        self.sharded = self._is_sharded()
+        with unsharded(self.sites, opt):          # sharded (fully_shard): whole tensors while it prepares, shards after
+            self.setup()
+            if state: self.load_state_dict(state)
+            sync_sites_(self.sites)               # distributed: every process starts from process 0's masks and weights
+            self.started()
+        if self.sharded:                          # what it keeps per weight, laid out as the weight's shards
+            for l in self.layers:
+                t = getattr(l, 'grad_sum', None)
+                if isinstance(t, torch.Tensor) and not is_sharded(t): l.grad_sum = shard_like(t, l.weight)
         self._state_hook = type(self).update_state is not SparseUpdater.update_state
         return self
 
@@ -125,6 +131,15 @@ class SparseUpdater:
         "Check and prepare, once, when training starts (before a saved state is resumed)"
     def started(self):
         "Prepare what depends on the resumed state"
+
+    def _is_sharded(self) -> bool: return any(is_sharded(s.weight) for s in self.sites)
+    def _check_layout(self):
+        "Refuse to go on when the model was sharded (or unsharded) after the method started"
+        if self._is_sharded() != self.sharded:
+            raise ValueError(f"{type(self).__name__} started on a model that was {'' if self.sharded else 'not '}sharded, "
+                             f"and its weights are {'no longer' if self.sharded else 'now'} sharded: call fully_shard on the "
+                             "model (its blocks, then the whole) first, then sparsify it or not, make its optimizer, and "
+                             "only then wrap it with sparse_optimizer(...) or start training; nothing was changed")
 
     def _open(self, pct:float) -> float:
         "The schedule position of the coming step; opens the window (anchors the interval) on its first step"
@@ -135,6 +150,7 @@ class SparseUpdater:
 
     def before_step(self, pct:float) -> bool:
         "Between backward and step, at `pct` of training: update the masks when due; `True`: skip this optimizer step"
+        self._check_layout()
         self.stepping = True
         self._open(pct)
         return False
@@ -364,12 +380,14 @@ class DynamicSparseUpdater(SparseUpdater):
         self._set_pending()
 
     def before_step(self, pct:float) -> bool:
+        self._check_layout()
         self.stepping, self.pct = True, pct
         if self.summing:
             self._add_grads()
             if self.mask_grads and not self.pending: mask_grads_([l.site for l in self.summed])   # stepped masked
         if not self.pending:
             if self.anchor is None: self._open(pct)
+            if self.sharded and self.mask_grads: mask_grads_(self.sites)   # a shard has no gradient hook: masked here
             return False
         self._open(pct)
         pos = self.schedule.position(self.n_steps, pct, ahead=1)     # this step counted, as the references count it
@@ -380,7 +398,7 @@ class DynamicSparseUpdater(SparseUpdater):
         if pos >= 0:
             frac = self.drop_sched(self.drop_fraction, 0., pos)
             if frac > 0 and self._grads_ok('mask update'):
-                with self._summed_grads(): self.update_masks(frac)
+                with self._summed_grads(), unsharded(self.sites, self.opt): self.update_masks(frac)
         self._free_sums()
         if self.skip_gradients: return True
         if self.mask_grads: mask_grads_(self.sites)

@@ -13,7 +13,7 @@ from ..ops.select import top_k_mask
 from ..sparsity.distributions import layer_sparsities, _nm_dense, _check_sparsity
 from ..sparsity.patterns import get_pattern, NM, Unstructured
 from ..sparsity.schedule import MaskSchedule
-from ..core.distributed import broadcast_, world_size
+from ..core.distributed import broadcast_, sync_sites_, unsharded, world_size
 from ..core.hooks import SparseHooks, _get_model
 from ..core.report import mask_markers, record_update, zero_preserving
 from ..core.sites import DEFAULT_SPARSE_TYPES, masked_sites, sparse_sites
@@ -137,6 +137,7 @@ def prune_model(model, sparsity:float|None=None, score='magnitude', pattern='uns
             hooks = sparsify_model(model, 0., sparse_init_mode=None, types=types, prune_head=prune_head)
             sites = masked_sites(model)
         prune_masks_(sites, sps, scores, pat, global_rank=distribution == 'global', within_mask=False, opt=opt)
+        sync_sites_(sites)          # several processes: all take process 0's masks and weights (one process: nothing)
     return hooks
 
 # %% ../../nbs/03d_methods.prune.ipynb #df14cbc7
@@ -186,6 +187,12 @@ class PruningUpdater(SparseUpdater):
         self.zero_preserving, self.marks = zero_preserving(self.opt), mask_markers(self.sites, self.opt)
 
     def before_step(self, pct:float) -> bool:
+        self._check_layout()
+        skip = self._prune_step(pct)
+        if self.sharded and not skip: mask_grads_(self.sites)    # a shard has no gradient hook: masked here
+        return skip
+
+    def _prune_step(self, pct:float) -> bool:
         self.stepping, self.pct = True, pct
         if self.score is None or self.done: return False
         pos = self._open(pct)
@@ -195,9 +202,10 @@ class PruningUpdater(SparseUpdater):
         if not self._grads_ok('pruning step'): return False
         f = 1. if at_end or isinstance(self.pattern, NM) else self.sched(self.initial, 1., pos)
         sps = [None if l.target is None else max(l.target * f, l.floor) for l in self.layers]
-        scores = [self.score(s.weight, self.opt) if sp is not None else None for s, sp in zip(self.sites, sps)]
-        prune_masks_(self.sites, sps, scores, self.pattern, global_rank=self.distribution == 'global',
-                     within_mask=True, opt=self.opt)
+        with unsharded(self.sites, self.opt):    # sharded (fully_shard): whole tensors while it decides, shards after
+            scores = [self.score(s.weight, self.opt) if sp is not None else None for s, sp in zip(self.sites, sps)]
+            prune_masks_(self.sites, sps, scores, self.pattern, global_rank=self.distribution == 'global',
+                         within_mask=True, opt=self.opt)
         self.n_updates += 1
         if f >= 1.: self.done = True
         if self.skip_gradients: return True       # no optimizer step on a pruning step

@@ -10,7 +10,7 @@ import math, warnings
 import torch
 from ..ops.select import _top_k
 from ..sparsity.patterns import get_pattern, Unstructured, _check_count
-from ..core.distributed import broadcast_, world_size
+from ..core.distributed import broadcast_, full_tensor, world_size
 from .scores import gradient_momentum, sparse_score
 from ..core.commit import commit_mask_, commit_change_
 from ..ops import kernels
@@ -137,7 +137,7 @@ def drop_grow_(site, n_drop:int, n_grow:int, keep_score, grow_score, opt=None, p
 # %% ../../nbs/03b_methods.rewire.ipynb #0747a4ee
 def finite_grads(sites:list) -> bool:
     "Whether every gradient of `sites` is finite (no NaN, no inf); a weight without a gradient counts as finite"
-    gs = [s.weight.grad for s in sites if s.weight.grad is not None]
+    gs = [full_tensor(s.weight.grad) for s in sites if s.weight.grad is not None]   # sharded: the whole gradient
     return not gs or bool(torch.stack([torch.isfinite(g).all() for g in gs]).all())
 
 def _warn_skipped(owner:str, n:int, what:str, steps_taken:int):

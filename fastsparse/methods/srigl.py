@@ -11,7 +11,7 @@ import torch
 from ..ops.masks import mask_, n_ones
 from ..ops.select import top_k_mask
 from ..sparsity.patterns import get_pattern, ConstantFanIn, Unstructured, _regrow_in_groups, _top_in_groups
-from ..core.distributed import broadcast_, world_size
+from ..core.distributed import broadcast_, fill_rows_, world_size
 from ..core.graph import channel_links, ChannelLink
 from ..core.report import record_update
 from .dynamic import RigL, _check_option, _check_score
@@ -47,9 +47,9 @@ def zero_ablated_(site, tensors:list, opt=None):
     if not site.record.ablated: return
     idx = _unit_index(site)
     with torch.no_grad():
-        for t in tensors:
-            t.data.index_fill_(0, idx, 0.)
-            for v in _weight_states(opt, t): v.index_fill_(0, idx, 0)
+        for t in tensors:                           # (sharded: each process its shard's rows)
+            fill_rows_(t.data, idx, 0.)
+            for v in _weight_states(opt, t): fill_rows_(v, idx, 0)
 
 def ablate_units_(site, units, tensors:list=(), opt=None) -> list:
     "Remove the output `units` of the masked weight `site` for good (mask rows, weights, `tensors`, optimizer state); returns them all"

@@ -11,6 +11,7 @@ from ..ops.select import top_k_mask
 from ..sparsity.patterns import get_pattern, Unstructured
 from ..core.hooks import set_dense_grads
 from ..core.report import record_update
+from ..core.distributed import is_sharded
 from ..core.sites import masked_sites
 from .dynamic import SparseUpdater, _number
 from .prune import prune_model
@@ -37,6 +38,7 @@ class TopKAST(SparseUpdater):
 
     def sparsify(self, model:nn.Module):
         "Keep the top weights by magnitude of a model without masks (remembering the others for the backward set); return the hooks"
+        if any(is_sharded(p) for p in model.parameters()): raise self._sharded()
         if self.sparsity is None or masked_sites(model): return None
         self._init = {n: p.detach().clone() for n, p in model.named_parameters()}
         return prune_model(model, self.sparsity, 'magnitude', distribution=self.distribution)
@@ -46,7 +48,13 @@ class TopKAST(SparseUpdater):
         score = torch.where(magnitude > 0, magnitude, -torch.rand(magnitude.shape, generator=g).to(magnitude))
         return forward | top_k_mask(score, n_backward - int(forward.count_nonzero()), within=~forward)
 
+    def _sharded(self) -> ValueError:
+        return ValueError("topkast does not run on a model sharded with fully_shard (FSDP2): its backward set and "
+                          "reserve of dense weights are kept whole; train it with DistributedDataParallel, or shard "
+                          "with another method (static_sparse, set, snfs, rigl, srigl, chase, granet, mest or a pruning method)")
+
     def setup(self):
+        if self.sharded: raise self._sharded()
         set_dense_grads(self.sites, True)          # the gradient of B \ A: the weights the forward pass does not use
         g = torch.Generator().manual_seed(self.seed)
         for l in self.layers:

@@ -48,7 +48,8 @@ def sparsity_from_tensor(t:torch.Tensor) -> float:
 _CHUNK = 1 << 19
 
 def mask_(t:torch.Tensor, mask:torch.Tensor) -> torch.Tensor:
-    "Zero the entries of `t` where the bool `mask` is `False`, in place"
+    "Zero the entries of `t` where the bool `mask` is `False`, in place (a sharded `t`: its shard, by the same shard of `mask`)"
+    if type(t) is not torch.Tensor and hasattr(t, 'device_mesh'): return t.mul_(mask)   # a DTensor: an elementwise op on shards
     if t.device.type != 'cpu' or not (t.is_contiguous() and mask.is_contiguous()): return t.mul_(mask)
     tf, mf = t.view(-1), mask.view(-1).view(torch.uint8)
     if tf.numel() <= _CHUNK: tf.mul_(mf)
