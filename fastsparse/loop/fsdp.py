@@ -6,12 +6,15 @@ Docs: https://fastsparse.github.io/fastsparse/loop.fsdp.html.md"""
 
 # %% ../../nbs/05k_loop.fsdp.ipynb #7670388f
 from __future__ import annotations
-import torch.nn as nn
+import io
+import torch, torch.nn as nn
 from ..core.hooks import SparseHooks
 from ..export.checkpoint import sparse_records, _load_state
+from ..core.sites import masked_sites
+from .optim import SparseOptimizerWrapper
 
 # %% auto #0
-__all__ = ['full_sparse_state', 'load_full_sparse_state']
+__all__ = ['full_sparse_state', 'load_full_sparse_state', 'save_sharded_sparse', 'load_sharded_sparse']
 
 # %% ../../nbs/05k_loop.fsdp.ipynb #e2e6a885
 def full_sparse_state(model:nn.Module) -> dict:
@@ -28,3 +31,48 @@ def load_full_sparse_state(model:nn.Module, state:dict, strict:bool=True) -> Spa
         raise ValueError("load_full_sparse_state reads the dict that full_sparse_state(model) returns (keys 'model' and "
                          f"'records'); got {type(state).__name__}" + (f" with keys {sorted(state)[:4]}" if isinstance(state, dict) else ''))
     return _load_state(model, state['model'], state['records'], strict)
+
+# %% ../../nbs/05k_loop.fsdp.ipynb #b1345227
+def _optimizers(opt):
+    "(the optimizer that steps, the wrapper or None) of `opt`: a PyTorch optimizer or a `SparseOptimizerWrapper`"
+    return (opt.opt, opt) if isinstance(opt, SparseOptimizerWrapper) else (opt, None)
+
+def save_sharded_sparse(checkpoint_id, model:nn.Module, opt=None):
+    "Save the shards of a (sharded) sparse `model` and of `opt` (an optimizer or `sparse_optimizer`'s wrapper) with `torch.distributed.checkpoint`, with the records and the method's schedule; every process calls it"
+    import torch.distributed.checkpoint as dcp
+    from torch.distributed.checkpoint.state_dict import get_model_state_dict, get_state_dict
+    inner, wrapper = _optimizers(opt)
+    msd, osd = get_state_dict(model, inner) if inner is not None else (get_model_state_dict(model), None)
+    extra = dict(records=sparse_records(model))
+    if wrapper is not None: extra.update(taken=wrapper.taken, sparse=wrapper.updater.state_dict())
+    blob = io.BytesIO(); torch.save(extra, blob)
+    state = dict(model=msd, fastsparse=blob)
+    if osd is not None: state['optim'] = osd
+    dcp.save(state, checkpoint_id=checkpoint_id)
+
+# %% ../../nbs/05k_loop.fsdp.ipynb #748bc5e2
+def load_sharded_sparse(checkpoint_id, model:nn.Module, opt=None):
+    "Load `save_sharded_sparse`'s checkpoint into `model` (built, sparsified and sharded as the saved one) and `opt`: weights, masks, records, optimizer state and the method's schedule; every process calls it"
+    import torch.distributed.checkpoint as dcp
+    from torch.distributed.checkpoint.state_dict import get_model_state_dict, get_state_dict, set_model_state_dict, set_state_dict
+    head = dict(fastsparse=io.BytesIO())
+    dcp.load(head, checkpoint_id=checkpoint_id)                  # the records first: checked before the model changes
+    extra = head['fastsparse']
+    if isinstance(extra, io.BytesIO): extra.seek(0); extra = torch.load(extra, weights_only=False)
+    sites, recs = masked_sites(model), extra['records']
+    if sorted(s.name for s in sites) != sorted(recs):
+        raise ValueError(f"the checkpoint holds the masks of {sorted(recs)[:4]}..., the model masks "
+                         f"{sorted(s.name for s in sites)[:4]}...: build, sparsify and shard the model as the saved one was, "
+                         "then load")
+    inner, wrapper = _optimizers(opt)
+    if wrapper is not None and 'sparse' not in extra:
+        raise ValueError("this checkpoint was saved without the sparse_optimizer wrapper: pass the optimizer it wraps")
+    msd, osd = get_state_dict(model, inner) if inner is not None else (get_model_state_dict(model), None)
+    state = dict(model=msd) if osd is None else dict(model=msd, optim=osd)
+    dcp.load(state, checkpoint_id=checkpoint_id)
+    if inner is not None: set_state_dict(model, inner, model_state_dict=state['model'], optim_state_dict=state['optim'])
+    else: set_model_state_dict(model, state['model'])
+    for s in sites: s.record.load_state_dict(recs[s.name])
+    if wrapper is not None:
+        wrapper.taken = extra['taken']
+        wrapper.updater.load_state_dict(extra['sparse']); wrapper.updater.started()
