@@ -6,7 +6,7 @@ Docs: https://fastsparse.github.io/fastsparse/core.compute.html.md"""
 
 # %% ../../nbs/02i_core.compute.ipynb #18afc66b
 from __future__ import annotations
-import statistics, sys, time, types
+import statistics, sys, time, types, warnings
 import torch, torch.nn as nn, torch.nn.functional as F
 import pandas as pd
 from ..ops import spmm
@@ -24,7 +24,7 @@ class LayerCompute:
     def __init__(self, mode:str, min_sparsity:float=0.5):
         self.mode, self.min_sparsity, self.plan, self.key, self.choice, self.handle = mode, min_sparsity, None, None, {}, None
         self.stash = self.stash_plan = self.private = self.private_plan = None
-        self.single_user = False
+        self.single_user, self.why = False, None
 
     def mask_buffer(self, m:nn.Module):
         b = m._buffers
@@ -116,7 +116,12 @@ def _why_dense(m:nn.Module, x:torch.Tensor) -> str|None:
 def _sparse_forward(self, x):
     "The forward of a masked `Linear` (or `Conv1D`) under `set_compute`: over the active weights when it can and should, else its own"
     c = self._fastsparse_compute
-    if c.mode != 'dense' and _why_dense(self, x) is None:
+    why = _why_dense(self, x) if c.mode != 'dense' else 'dense'
+    if why is not None and why != c.why and c.mode != 'dense' and why != 'traced by torch.compile':
+        warnings.warn(f"a masked {type(self).__name__} ({tuple(self.weight.shape)}) asked to compute sparse computes densely: "
+                      f"{why}", UserWarning, stacklevel=2)                  # once per reason and layer
+        c.why = why
+    if why is None:
         plan = c.current_plan(self)
         if plan is not None and plan.nnz <= (1 - c.min_sparsity) * plan.n_out * plan.n_in and (c.mode == 'sparse' or c.pick(self, x.reshape(-1, x.shape[-1]), plan) == 'sparse'):
             return spmm.sparse_linear(x, self.weight, self.bias, plan, c.dense_grad(self), c.grad_buffer(self))
@@ -165,7 +170,7 @@ def compute_report(model:nn.Module) -> pd.DataFrame:
         note = (why or 'dense compute (the default)') if c is None else \
                ('; '.join(f"batch {b}: {k} ({r:.2f}x dense)" for b, (k, r) in sorted(c.choice.items())) or 'not timed yet')\
                if mode == 'auto' else (f"over the active weights while at least {c.min_sparsity:g} sparse (dense off the CPU, "
-                                       "under autocast, or in half precision)")
+                                       "under autocast, or in half precision)" + (f"; computed densely: {c.why}" if c.why else ''))
         rows.append(dict(layer=s.name, shape=tuple(s.weight.shape), sparsity=round(1 - int(s.mask.count_nonzero()) / s.mask.numel(), 4),
                          compute=mode, note=note))
     return pd.DataFrame(rows, columns=['layer', 'shape', 'sparsity', 'compute', 'note'])
