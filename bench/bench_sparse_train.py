@@ -4,8 +4,8 @@
 
 - `layer`: one masked `Linear`, forward and backward (output, input gradient, weight gradient), timed three ways in one
   process, taking turns call by call in a random order: dense PyTorch (`F.linear` on the masked dense weight),
-  fastsparse's sparse products (`fastsparse.ops.spmm.sparse_linear`, the weight gradient at the active weights, written
-  into a dense gradient as training needs it) and, when it is installed, SparseProp's `SparseLinear` (the CPU
+  fastsparse's sparse compute (a masked `Linear` under `set_compute(lin, 'sparse')`: the weight gradient at the active
+  weights, written into the dense gradient buffer that training keeps between steps) and, when it is installed, SparseProp's `SparseLinear` (the CPU
   sparse-backprop library: `pip install --no-build-isolation sparseprop==0.1.14`). Shapes: 4096x4096 at 90% and 95%,
   batch 128 and 256; 768->3072 at 90/95/98%, batch 2048; 784->300 at 90%, batch 128; masks uniform at random
   (unstructured) and constant fan-in. Ratios are medians over the rounds of (dense time / other time) in the same
@@ -64,13 +64,11 @@ def _sparseprop():
     except ImportError: return None
 
 def layer_case(n_out, n_in, sparsity, batch, kind, repeats, seed=0):
-    from fastsparse.ops.spmm import SparsePlan, sparse_linear
     g = torch.Generator().manual_seed(seed)
     mask = make_mask(n_out, n_in, sparsity, kind, g)
     w0 = torch.randn(n_out, n_in, generator=g) * mask / ((1 - sparsity) * n_in) ** 0.5
     b0 = torch.randn(n_out, generator=g)
     x0 = torch.randn(batch, n_in, generator=g); dy = torch.randn(batch, n_out, generator=g)
-    plan = SparsePlan(mask)
     def dense_fn():
         w = w0.clone().requires_grad_(); b = b0.clone().requires_grad_(); x = x0.clone().requires_grad_()
         def f():
@@ -78,10 +76,16 @@ def layer_case(n_out, n_in, sparsity, batch, kind, repeats, seed=0):
             F.linear(x, w, b).backward(dy)
         return f
     def sparse_fn():
-        w = w0.clone().requires_grad_(); b = b0.clone().requires_grad_(); x = x0.clone().requires_grad_()
+        # a masked Linear under set_compute('sparse'), as training uses it (its gradient buffer kept between steps)
+        from fastsparse.core.sparsify import sparsify_model
+        from fastsparse.core.compute import set_compute
+        lin = nn.Linear(n_in, n_out); sparsify_model(lin, 0.)
+        with torch.no_grad(): lin.weight.copy_(w0); lin.bias.copy_(b0); lin.weight_mask.copy_(mask)
+        set_compute(lin, 'sparse', min_sparsity=0.)
+        x = x0.clone().requires_grad_()
         def f():
-            w.grad = b.grad = x.grad = None
-            sparse_linear(x, w, b, plan).backward(dy)
+            lin.weight.grad = lin.bias.grad = x.grad = None
+            lin(x).backward(dy)
         return f
     fns = dict(dense=dense_fn(), aa=dense_fn(), fastsparse=sparse_fn())
     SL = _sparseprop()
@@ -100,9 +104,9 @@ LAYER_CASES = [(4096, 4096, 0.9, 128), (4096, 4096, 0.9, 256), (4096, 4096, 0.95
 def layer_section(a) -> str:
     has_sp = _sparseprop() is not None
     out = ["## One masked Linear, forward and backward", "",
-           "Speed-up over dense PyTorch in the same round (median [interquartile range] over the rounds): *fastsparse* is "
-           "`sparse_linear` (forward, input gradient, and the weight gradient at the active weights, written into a "
-           "dense gradient), *SparseProp* its `SparseLinear`" + ("" if has_sp else " (not installed here: column empty)") +
+           "Speed-up over dense PyTorch in the same round (median [interquartile range] over the rounds): *fastsparse* is a "
+           "masked `Linear` under `set_compute(lin, 'sparse')` (forward, input gradient, and the weight gradient at the "
+           "active weights, written into the gradient buffer kept between steps), *SparseProp* its `SparseLinear`" + ("" if has_sp else " (not installed here: column empty)") +
            ", *A/A* a second dense copy (noise). *dense ms* is the median dense time of one forward and backward.", ""]
     for th in a.threads:
         set_threads(th)

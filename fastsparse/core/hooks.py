@@ -12,7 +12,7 @@ from ..ops.masks import mask_, unpack_mask
 from .sites import _records
 
 # %% auto #0
-__all__ = ['SparseHooks', 'enforce_masks', 'remove_sparse_hooks', 'set_dense_grads', 'ensure_enforced']
+__all__ = ['SparseHooks', 'MaskedParameter', 'enforce_masks', 'remove_sparse_hooks', 'set_dense_grads', 'ensure_enforced']
 
 # %% ../../nbs/02b_core.hooks.ipynb #3ace866c
 class SparseHooks:
@@ -26,11 +26,33 @@ class SparseHooks:
             for k in [k for k, f in d.items() if getattr(f, '_fastsparse', False)]: del d[k]
             rec = _records(s.owner).get(s.pname)
             if rec is not None: rec.dense_grad = False
+            _untrack_data(s.weight)
         self.handles = []
     def __enter__(self): return self
     def __exit__(self, *args): self.remove()
     def __len__(self): return len(self.sites)
     def __repr__(self): return f"SparseHooks({len(self.sites)} sparse weights, {'active' if self.handles else 'removed'})"
+
+# %% ../../nbs/02b_core.hooks.ipynb #fc4c07cb
+_DIRTY = '_fastsparse_dirty'       # set on a masked weight when its `.data` was taken: the next forward applies its mask
+
+class MaskedParameter(nn.Parameter):
+    "A masked weight while its mask is enforced: an `nn.Parameter` whose `.data`, read or set, marks it for the forward hook"
+    @property
+    def data(self):
+        self.__dict__[_DIRTY] = True
+        return torch.Tensor.data.__get__(self)
+    @data.setter
+    def data(self, v):
+        self.__dict__[_DIRTY] = True
+        torch.Tensor.data.__set__(self, v)
+
+def _track_data(w):
+    "Make the plain `nn.Parameter` `w` a `MaskedParameter`, in place (the same object)"
+    if type(w) is nn.Parameter: w.__class__ = MaskedParameter
+
+def _untrack_data(w):
+    if type(w) is MaskedParameter: w.__class__ = nn.Parameter; w.__dict__.pop(_DIRTY, None)
 
 # %% ../../nbs/02b_core.hooks.ipynb #9ede44e0
 def _enforce_hook(sites):
@@ -48,12 +70,14 @@ def _enforce_hook(sites):
         for i, ref in enumerate(refs):
             w, m, key = current(*ref)
             if type(m) is not torch.Tensor: continue          # the shard of a sharded weight's mask: the drivers apply it after each step
-            if key != seen[i]:
+            d = w.__dict__
+            if key != seen[i] or d.get(_DIRTY):                # changed in place, or written through `.data`
                 with torch.no_grad(): mask_(w.data, m if m.dtype == torch.bool else unpack_mask(m, w.shape))
-                seen[i] = key
+                seen[i], d[_DIRTY] = key, False
     def mark():
         "Take the masks as applied now (the caller knows every masked weight is zero): the next forward skips them"
-        for i, ref in enumerate(refs): seen[i] = current(*ref)[2]
+        for i, ref in enumerate(refs):
+            w, _, seen[i] = current(*ref); w.__dict__[_DIRTY] = False
     hook._fastsparse, hook.mark = True, mark    # `_fastsparse`: so that `remove_sparse_hooks` can find it
     return hook
 
@@ -94,6 +118,7 @@ def enforce_masks(sites:list, enforce_mask:bool=True) -> SparseHooks:
             for u in s.users: users.setdefault(id(u), (u, []))[1].append(s)
         handles += [u.register_forward_pre_hook(_enforce_hook(ss)) for u, ss in users.values()]
         handles += [s.weight.register_post_accumulate_grad_hook(_grad_hook(s)) for s in sites if s.weight.requires_grad]
+        for s in sites: _track_data(s.weight)       # writes through `.data` are seen too
     return SparseHooks(sites, handles)
 
 # %% ../../nbs/02b_core.hooks.ipynb #9a04cdff
@@ -106,6 +131,7 @@ def remove_sparse_hooks(model) -> int:
         for d in [m._forward_pre_hooks] + [p._post_accumulate_grad_hooks or {} for p in m.parameters(recurse=False)]:
             for k in [k for k, h in d.items() if getattr(h, '_fastsparse', False)]: del d[k]; n += 1
         for rec in _records(m).values(): rec.dense_grad = False
+        for p in m.parameters(recurse=False): _untrack_data(p)
     return n
 
 # %% ../../nbs/02b_core.hooks.ipynb #587eb59f

@@ -412,8 +412,9 @@ class DynamicSparseUpdater(SparseUpdater):
         # forward hooks) and a checkpoint saved now see them zero
         restore = not self.mask_grads or not self.zero_preserving
         if restore: apply_masks(self.sites)
-        if restore or not self.dense:                  # the masked weights are zero now
-            for mark in self.marks: mark()
+        # the masked weights are zero now: restored, or stepped from masked gradients by an optimizer that keeps zeros
+        # (every step's gradients reach the optimizer masked while `mask_grads`, dense ones too: see `before_step`)
+        for mark in self.marks: mark()
         self._set_pending()
 
     def after_epoch(self):

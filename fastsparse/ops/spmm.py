@@ -6,6 +6,7 @@ Docs: https://fastsparse.github.io/fastsparse/ops.spmm.html.md"""
 
 # %% ../../nbs/00e_ops.spmm.ipynb #72a935ca
 from __future__ import annotations
+import sys
 import numpy as np
 import torch
 from . import kernels as _kernels
@@ -88,8 +89,11 @@ def _ptr(keys:torch.Tensor, n:int) -> torch.Tensor:
 def usable(x:torch.Tensor, weight:torch.Tensor) -> bool:
     "Whether the sparse products can compute a layer of `weight` on input `x` here: CPU, float32 or float64, the kernels enabled"
     return (_kernels.enabled and x.device.type == 'cpu' and weight.device.type == 'cpu' and x.dtype == weight.dtype
-            and x.dtype in (torch.float32, torch.float64) and type(weight) in (torch.Tensor, torch.nn.Parameter)
-            and not torch.is_autocast_enabled('cpu'))
+            and x.dtype in (torch.float32, torch.float64) and not _is_dtensor(weight) and not torch.is_autocast_enabled('cpu'))
+
+def _is_dtensor(t) -> bool:
+    m = sys.modules.get('torch.distributed.tensor')             # never imported here: if it is not loaded, no DTensor exists
+    return m is not None and isinstance(t, m.DTensor)
 
 # %% ../../nbs/00e_ops.spmm.ipynb #a08bf6a2
 class SparseLinearFunction(torch.autograd.Function):
