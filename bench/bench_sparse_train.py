@@ -160,7 +160,7 @@ def e2e_section(a) -> str:
             if v != 'dense':
                 m, c = v.split('/')
                 kw = dict(growth_gradient='step') if m == 'rigl-step' else {}
-                opt = sparse_optimizer(m.split('-')[0], net, opt, 0.9, distribution='erk', total_steps=steps, every=100,
+                opt = sparse_optimizer(m.split('-')[0], net, opt, 0.9, distribution='erk', total_steps=steps, every=a.every,
                                        compute=c, **kw)
             runs[v] = (net, opt)
         times = {v: [] for v in runs}
@@ -179,7 +179,7 @@ def e2e_section(a) -> str:
             print(v, seed, f"{statistics.median(times[v]) * 1e3:.1f} ms/step", f"acc {acc:.4f}", flush=True)
     d = rows['dense']
     out = [f"## End to end: 784-4096-4096-10 MLP, 90% ERK, {name}", "",
-           f"{a.n_train} training images, batch {bs}, {epochs} epoch(s), SGD with momentum, masks updated every 100 steps; "
+           f"{a.n_train} training images, batch {bs}, {epochs} epoch(s), SGD with momentum, masks updated every {a.every} steps (RigL's window: the first 75%); "
            f"{a.seeds} seed(s), {a.threads[0]} thread(s). Step time: the median over the run of forward, backward and "
            "optimizer step; speed-up: dense step time / this step time, per seed, then the median.", "",
            "| run | ms per step (median over seeds) | speed-up over dense | accuracy (mean over seeds) |", "|---|---|---|---|"]
@@ -198,6 +198,7 @@ def main(argv=None):
     p.add_argument('--seeds', type=int, default=3)
     p.add_argument('--epochs', type=int, default=1)
     p.add_argument('--n-train', type=int, default=6000)
+    p.add_argument('--every', type=int, default=100, help='e2e: optimizer steps between mask updates')
     p.add_argument('--quick', action='store_true', help='tiny layer shapes (a smoke test)')
     p.add_argument('--out', default=str(HERE / 'SPARSE_TRAIN.md'))
     a = p.parse_args(argv)
