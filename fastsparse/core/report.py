@@ -39,9 +39,8 @@ def zero_preserving(opt) -> bool:
 # %% ../../nbs/02d_core.report.ipynb #9cb56b88
 def mask_markers(sites:list, opt=None) -> list:
     "The `mark` functions of the forward hooks that enforce the masks of `sites` (see `zero_preserving`)"
-    # fastai's own optimizers write through `.data`, which moves no version counter: their steps never re-arm the
-    # hooks, so marking after them would only cost time
-    if opt is not None and _fastai_optimizer(opt): return []
+    # fastai's own optimizers write through `.data`, which marks the weights (`MaskedParameter`): marking after their
+    # steps (the masked weights known zero) spares the next forward a pass over every weight
     users = {id(u): u for s in sites for u in s.users}.values()
     return [h.mark for u in users for h in u._forward_pre_hooks.values() if getattr(h, '_fastsparse', False) and hasattr(h, 'mark')]
 

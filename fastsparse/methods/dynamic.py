@@ -381,7 +381,7 @@ class DynamicSparseUpdater(SparseUpdater):
 
     def before_step(self, pct:float) -> bool:
         self._check_layout()
-        self.stepping, self.pct = True, pct
+        self.stepping, self.pct, self._updates_before = True, pct, self.n_updates
         if self.summing:
             self._add_grads()
             if self.mask_grads and not self.pending: mask_grads_([l.site for l in self.summed])   # stepped masked
@@ -412,9 +412,10 @@ class DynamicSparseUpdater(SparseUpdater):
         # forward hooks) and a checkpoint saved now see them zero
         restore = not self.mask_grads or not self.zero_preserving
         if restore: apply_masks(self.sites)
-        # the masked weights are zero now: restored, or stepped from masked gradients by an optimizer that keeps zeros
-        # (every step's gradients reach the optimizer masked while `mask_grads`, dense ones too: see `before_step`)
-        for mark in self.marks: mark()
+        # the masked weights are zero now (restored, or stepped from masked gradients by an optimizer that keeps zeros):
+        # marked applied, so the next forward skips them; after a mask update the next forward applies the new masks whole
+        if restore or self.n_updates == self._updates_before:
+            for mark in self.marks: mark()
         self._set_pending()
 
     def after_epoch(self):
