@@ -38,7 +38,7 @@ def zero_preserving(opt) -> bool:
 
 # %% ../../nbs/02d_core.report.ipynb #9cb56b88
 def mask_markers(sites:list, opt=None) -> list:
-    "The `mark` functions of the forward hooks that enforce the masks of `sites` (see `zero_preserving`)"
+    "The `mark` functions of the forward hooks that enforce the masks of `sites` (see `zero_preserving`); `opt` is not read (any optimizer's steps are marked alike)"
     # fastai's own optimizers write through `.data`, which marks the weights (`MaskedParameter`): marking after their
     # steps (the masked weights known zero) spares the next forward a pass over every weight
     users = {id(u): u for s in sites for u in s.users}.values()

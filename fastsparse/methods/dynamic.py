@@ -373,6 +373,7 @@ class DynamicSparseUpdater(SparseUpdater):
         self._resumed_sum = None
         if resumed is None or len(resumed) != len(self.layers): resumed = [None] * len(self.layers)
         for l, t in zip(self.layers, resumed): l.grad_sum = None if t is None else t.to(l.weight.device)
+        self._sums_held = any(t is not None for t in resumed)
         self.summing = False
         # after a step on masked gradients by an elementwise optimizer the masked weights are still zero: the
         # forward hooks need not apply the masks again (see `zero_preserving`)
@@ -459,9 +460,13 @@ class DynamicSparseUpdater(SparseUpdater):
             g = l.weight.grad
             if g is None: continue
             l.grad_sum = g.detach().clone() if l.grad_sum is None else l.grad_sum.add_(g.detach())
+            self._sums_held = True
 
     def _free_sums(self):
+        "Drop the summed gradients, if any are held (called at most steps: nothing to do on most)"
+        if not getattr(self, '_sums_held', False): return
         for l in self.layers: l.grad_sum = None
+        self._sums_held = False
 
     @contextmanager
     def _summed_grads(self):
