@@ -58,6 +58,7 @@ def _untrack_data(w):
 def _enforce_hook(sites):
     "Forward pre-hook applying the masks of `sites` when a weight or mask changed since it was last applied"
     refs = [(s.owner._parameters, s.pname, s.owner._buffers, s.pname + '_mask') for s in sites]
+    recs = [(_records(s.owner), s.pname) for s in sites]
     seen = [None] * len(refs)
     def current(params, pname, buffers, mname):
         "(weight, mask buffer as stored, the key that says whether they changed)"
@@ -72,7 +73,9 @@ def _enforce_hook(sites):
             if type(m) is not torch.Tensor: continue          # the shard of a sharded weight's mask: the drivers apply it after each step
             d = w.__dict__
             if key != seen[i] or d.get(_DIRTY):                # changed in place, or written through `.data`
-                with torch.no_grad(): mask_(w.data, m if m.dtype == torch.bool else unpack_mask(m, w.shape))
+                with torch.no_grad():      # by the float copy of the mask the gradient hook keeps (a bool multiply is slower)
+                    if m.dtype == torch.bool: _mask_grad_(w.data, m, recs[i][0].get(recs[i][1]))
+                    else: mask_(w.data, unpack_mask(m, w.shape))
                 seen[i], d[_DIRTY] = key, False
     def mark():
         "Take the masks as applied now (the caller knows every masked weight is zero): the next forward skips them"
@@ -83,7 +86,7 @@ def _enforce_hook(sites):
 
 # %% ../../nbs/02b_core.hooks.ipynb #0d0994b8
 def _mask_grad_(g:torch.Tensor, m:torch.Tensor, rec=None) -> torch.Tensor:
-    "Zero `g` where the bool mask buffer `m` is False; on the CPU by a float copy of `m`, kept on `rec` while `m` is unchanged"
+    "Zero `g` (a gradient or a weight) where the bool mask buffer `m` is False; on the CPU by a float copy of `m`, kept on `rec` while `m` is unchanged"
     # CPU: a same-dtype multiply is several times faster than by a bool or uint8 mask; keep a float copy of the mask
     # while the mask buffer is unchanged (the same object, at the same version). Elsewhere: the mask.
     if rec is None or g.device.type != 'cpu' or m.shape != g.shape: return mask_(g, m)

@@ -251,7 +251,9 @@ def apply_masks(model_or_sites) -> None:
     "Zero every masked weight of a model (or of a list of sites) now"
     sites = masked_sites(model_or_sites) if isinstance(model_or_sites, nn.Module) else model_or_sites
     with torch.no_grad():
-        for s in sites: mask_(s.weight.data, s.mask)
+        for s in sites:
+            if s.packed: mask_(s.weight.data, s.mask)
+            else: _mask_grad_(s.weight.data, s.mask_buffer, s.record)   # by the float copy the gradient hook keeps
 
 # %% ../../nbs/02c_core.sparsify.ipynb #df937cc1
 def mask_grads_(sites:list) -> None:
