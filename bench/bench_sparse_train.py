@@ -16,6 +16,12 @@
   and the dense model, on images (Fashion-MNIST from `/usr/share/datasets/fashion-mnist` when
   installed, else the 8x8 digits scaled to 28x28): the median step time of each, interleaved epoch by epoch, and the
   accuracy after the run, over seeds.
+- `overhead`: what sparse compute adds around the products: the time to rebuild the index structures of the
+  784-4096-4096-10 MLP after a mask update (the next forward's `SparsePlan`s) against the 100 steps between updates,
+  the peak memory (resident set) of a training process with dense and sparse compute against the dense model's,
+  and LeNet-300-100 (batch 128) with `compute='auto'` against dense compute, interleaved step by step.
+- `cuda`: on a CUDA GPU, one 2:4-masked `Linear` in bfloat16 (8192x8192 and 4096x4096, batch 4096): forward and
+  forward+backward under `set_compute(lin, 'sparse')` (the forward by 2:4 sparse matmuls) against dense.
 """
 import argparse, os, platform, random, statistics, sys, time
 from pathlib import Path
@@ -188,7 +194,118 @@ def e2e_section(a) -> str:
         out.append(f"| {v} | {statistics.median(rows[v]) * 1e3:.1f} | {sp:.2f} | {statistics.mean(accs[v]):.4f} |")
     return "\n".join(out) + "\n"
 
-SECTIONS = dict(layer=layer_section, e2e=e2e_section)
+def _mlp_wide(seed=0):
+    torch.manual_seed(seed)
+    return nn.Sequential(nn.Linear(784, 4096), nn.ReLU(), nn.Linear(4096, 4096), nn.ReLU(), nn.Linear(4096, 10))
+
+def _peak_rss_worker(variant:str, steps:int, threads:int):
+    "Run in a fresh process: train `variant` of the wide MLP for `steps` steps; print the rise of the peak resident set over the imports, in MiB"
+    from fastsparse.loop.optim import sparse_optimizer
+    set_threads(threads)
+    def kib(field):
+        return next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith(field))
+    base = kib('VmRSS:')
+    try: open('/proc/self/clear_refs', 'w').write('5')          # reset the peak to the present (the imports' peak is higher)
+    except OSError: pass
+    net = _mlp_wide(); opt = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
+    if variant != 'model':
+        opt = sparse_optimizer('rigl', net, opt, 0.9, distribution='erk', total_steps=steps, every=10 ** 9,
+                               growth_gradient='step', compute=variant)
+    X, Y = torch.randn(128, 784), torch.randint(0, 10, (128,))
+    for _ in range(steps): F.cross_entropy(net(X), Y).backward(); opt.step(); opt.zero_grad()
+    print('PEAK', (kib('VmHWM:') - base) / 1024)
+
+def overhead_section(a) -> str:
+    import subprocess
+    from fastsparse.core.sparsify import sparsify_model
+    from fastsparse.core.sites import masked_sites
+    from fastsparse.core.compute import set_compute
+    from fastsparse.ops.spmm import SparsePlan
+    from fastsparse.sparsity.distributions import erdos_renyi_sparsity
+    from fastsparse.loop.optim import sparse_optimizer
+    set_threads(a.threads[0])
+    out = ["## What sparse compute adds", ""]
+    # 1. rebuilding the plans after a mask update, against the steps between updates
+    net = _mlp_wide(); sparsify_model(net, 0.9, sparse_f=erdos_renyi_sparsity); set_compute(net, 'sparse')
+    opt = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
+    X, Y = torch.randn(128, 784), torch.randint(0, 10, (128,))
+    def step(): F.cross_entropy(net(X), Y).backward(); opt.step(); opt.zero_grad()
+    masks = [s.mask for s in masked_sites(net)]
+    def rebuild():
+        for m in masks: SparsePlan(m)
+    ts = interleaved(dict(step=step, rebuild=rebuild), a.repeats)
+    st, rb = statistics.median(ts['step']), statistics.median(ts['rebuild'])
+    out += [f"**Rebuilding the index structures** of the 784-4096-4096-10 MLP at 90% ERK after a mask update (a "
+            f"`SparsePlan` per layer, {a.threads[0]} thread): {rb * 1e3:.1f} ms, against a sparse-compute step of "
+            f"{st * 1e3:.1f} ms: {rb / st:.2f} steps, **{100 * rb / (100 * st):.2f}%** of the 100 steps between updates at "
+            f"`every=100` ({100 * rb / (10 * st):.1f}% at `every=10`).", ""]
+    # 2. peak memory of a training process
+    peaks = {}
+    for v in ('dense', 'dense-compute', 'sparse'):
+        env = dict(os.environ, PYTHONWARNINGS='ignore')
+        r = subprocess.run([sys.executable, __file__, '--rss-worker', v.split('-')[0] if v != 'dense' else 'model',
+                            '--threads', str(a.threads[0])], capture_output=True, text=True, env=env)
+        line = [l for l in r.stdout.splitlines() if l.startswith('PEAK')]
+        peaks[v] = float(line[-1].split()[1]) if line else float('nan')
+    out += ["**Peak memory** (the rise of the resident set over the imports, in a fresh process training the MLP for 20 "
+            "steps: RigL at 90% ERK by `sparse_optimizer` with dense or sparse compute, or the dense model):", "",
+            "| run | peak MiB | over dense |", "|---|---|---|"]
+    out += [f"| {v} | {p:.0f} | {p / peaks['dense']:.2f} |" for v, p in peaks.items()]
+    out += ["", "Sparse compute keeps the weights, their gradients and the optimizer state dense-sized (the model's "
+            "parameters and checkpoints are unchanged); it adds the masks and the index structures.", ""]
+    # 3. LeNet-300-100 with 'auto' against dense compute
+    runs = {}
+    for v in ('dense compute', 'auto'):
+        torch.manual_seed(0)
+        lenet = nn.Sequential(nn.Linear(784, 300), nn.ReLU(), nn.Linear(300, 100), nn.ReLU(), nn.Linear(100, 10))
+        o = sparse_optimizer('rigl', lenet, torch.optim.SGD(lenet.parameters(), lr=0.05, momentum=0.9), 0.9,
+                             distribution='erk', total_steps=10 ** 6, every=100, compute='dense' if v != 'auto' else 'auto')
+        runs[v] = (lenet, o)
+    def lstep(v):
+        lenet, o = runs[v]
+        def f(): F.cross_entropy(lenet(X), Y).backward(); o.step(); o.zero_grad()
+        return f
+    ts = interleaved({v: lstep(v) for v in runs}, a.repeats * 20)
+    from fastsparse.core.compute import compute_report
+    notes = "; ".join(f"{r.layer}: {r.note}" for r in compute_report(runs['auto'][0]).itertuples())
+    out += [f"**LeNet-300-100 with `compute='auto'`** (RigL, 90% ERK, batch 128, {a.threads[0]} thread): step time of "
+            f"dense compute / `'auto'`: **{ratio(ts, 'auto', 'dense compute')}** (median [interquartile range] over "
+            f"{a.repeats * 20} interleaved steps). What `'auto'` chose: {notes}.", ""]
+    return "\n".join(out)
+
+def cuda_section(a) -> str:
+    out = ["## CUDA: a 2:4-masked Linear in bfloat16", ""]
+    if not torch.cuda.is_available(): return "\n".join(out + ["No CUDA GPU here: nothing measured.", ""])
+    from fastsparse.core.sparsify import sparsify_model
+    from fastsparse.core.compute import set_compute, compute_report
+    dev = torch.device('cuda')
+    out += [f"{torch.cuda.get_device_name(dev)}, torch {torch.__version__}. Speed-up over the same layer with dense "
+            "compute (median [interquartile range] over the rounds, CUDA-synchronised).", "",
+            "| layer (out x in) | batch | forward | forward + backward | note |", "|---|---|---|---|---|"]
+    for n, bs in ((8192, 4096), (4096, 4096)) if not a.quick else ((256, 256),):
+        lins = {}
+        for v in ('dense', 'sparse'):
+            torch.manual_seed(0)
+            lin = nn.Linear(n, n).to(dev, torch.bfloat16); sparsify_model(lin, 0.5, pattern='2:4'); set_compute(lin, v)
+            lins[v] = lin
+        lins['sparse'].load_state_dict(lins['dense'].state_dict())
+        x = torch.randn(bs, n, device=dev, dtype=torch.bfloat16, requires_grad=True); dy = torch.randn(bs, n, device=dev, dtype=torch.bfloat16)
+        def fwd(l):
+            def f():
+                with torch.no_grad(): l(x)
+                torch.cuda.synchronize()
+            return f
+        def fb(l):
+            def f():
+                l.weight.grad = None; x.grad = None; l(x).backward(dy); torch.cuda.synchronize()
+            return f
+        tf = interleaved({v: fwd(l) for v, l in lins.items()}, a.repeats * 5)
+        tb = interleaved({v: fb(l) for v, l in lins.items()}, a.repeats * 5)
+        out.append(f"| {n}x{n} | {bs} | {ratio(tf, 'sparse')} | {ratio(tb, 'sparse')} | {compute_report(lins['sparse']).note[0]} |")
+        print(out[-1], flush=True)
+    return "\n".join(out + [""])
+
+SECTIONS = dict(layer=layer_section, e2e=e2e_section, overhead=overhead_section, cuda=cuda_section)
 
 def main(argv=None):
     p = argparse.ArgumentParser('bench_sparse_train.py', description=__doc__.split('\n')[0])
@@ -201,14 +318,18 @@ def main(argv=None):
     p.add_argument('--every', type=int, default=100, help='e2e: optimizer steps between mask updates')
     p.add_argument('--quick', action='store_true', help='tiny layer shapes (a smoke test)')
     p.add_argument('--out', default=str(HERE / 'SPARSE_TRAIN.md'))
+    p.add_argument('--append', action='store_true', help='add the sections to the end of --out instead of replacing it')
+    p.add_argument('--rss-worker', default=None, help=argparse.SUPPRESS)
     a = p.parse_args(argv)
+    if a.rss_worker: return _peak_rss_worker(a.rss_worker, 20, a.threads[0])
     import fastsparse
     head = [f"# Sparse compute in training", "",
             f"`python bench/bench_sparse_train.py {' '.join(argv if argv is not None else sys.argv[1:])}` on "
             f"{platform.processor() or platform.machine()} ({os.cpu_count()} cores), torch {torch.__version__}, "
             f"{time.strftime('%Y-%m-%d')}. The machine is shared: ratios in one process, taking turns, medians.", ""]
     body = [SECTIONS[s](a) for s in a.sections]
-    Path(a.out).write_text("\n".join(head + body))
+    old = Path(a.out).read_text() + "\n" if a.append and Path(a.out).exists() else ""
+    Path(a.out).write_text(old + "\n".join((head[2:] if old else head) + body))
     print(f"wrote {a.out}")
 
 if __name__ == '__main__': main()

@@ -6,10 +6,10 @@ Docs: https://fastsparse.github.io/fastsparse/core.compute.html.md"""
 
 # %% ../../nbs/02i_core.compute.ipynb #18afc66b
 from __future__ import annotations
-import statistics, sys, time, types, warnings
+import contextlib, statistics, sys, time, types, warnings
 import torch, torch.nn as nn, torch.nn.functional as F
 import pandas as pd
-from ..ops import spmm
+from ..ops import spmm, semi24
 from ..ops.masks import unpack_mask
 from .sites import TransformersConv1D, masked_sites, _records
 
@@ -86,32 +86,55 @@ class LayerCompute:
         return {**LayerCompute('auto').__dict__, 'mode': self.mode, 'min_sparsity': self.min_sparsity}
 
 # %% ../../nbs/02i_core.compute.ipynb #9a04f815
+def _sync(dev:torch.device):
+    if dev.type == 'cuda': torch.cuda.synchronize(dev)
+
 def _time_both(m:nn.Module, x2:torch.Tensor, plan, rounds:int=5) -> tuple:
     "('sparse' or 'dense', dense time / sparse time) for one forward and backward of `m` on `x2`, interleaved, medians"
-    with torch.enable_grad():
-        w = m.weight.detach().clone().requires_grad_()
-        b = m.bias.detach().clone().requires_grad_() if m.bias is not None else None
-        x = x2.detach().clone().requires_grad_()
-        dy = torch.ones(x.shape[0], w.shape[0], dtype=x.dtype)
-        dense = (lambda: torch.addmm(b, x, w) if b is not None else x @ w) if plan.transposed else (lambda: F.linear(x, w, b))
-        runs = dict(sparse=lambda: spmm.sparse_linear(x, w, b, plan).backward(dy), dense=lambda: dense().backward(dy))
+    t = not isinstance(m, nn.Linear)                      # transformers' Conv1D: stored [in, out]
+    cuda = m.weight.device.type == 'cuda'
+    dt = _compute_dtype(m) if cuda else x2.dtype
+    with torch.enable_grad(), (torch.autocast('cuda', enabled=False) if cuda else contextlib.nullcontext()):
+        w = m.weight.detach().to(dt).clone().requires_grad_()
+        b = m.bias.detach().to(dt).clone().requires_grad_() if m.bias is not None else None
+        x = x2.detach().to(dt).clone().requires_grad_()
+        dy = torch.ones(x.shape[0], w.shape[1] if t else w.shape[0], dtype=dt, device=x.device)
+        dense = (lambda: torch.addmm(b, x, w) if b is not None else x @ w) if t else (lambda: F.linear(x, w, b))
+        sparse = (lambda: semi24.semi24_linear(x, w, b, t)) if cuda else (lambda: spmm.sparse_linear(x, w, b, plan))
+        runs = dict(sparse=lambda: sparse().backward(dy), dense=lambda: dense().backward(dy))
         for f in runs.values(): f()                        # warm up (and compile the loops)
         ts = {k: [] for k in runs}
         for _ in range(rounds):
             for k, f in runs.items():
-                t = time.perf_counter(); f(); ts[k].append(time.perf_counter() - t)
+                _sync(x.device); t0 = time.perf_counter(); f(); _sync(x.device); ts[k].append(time.perf_counter() - t0)
     d, s = statistics.median(ts['dense']), statistics.median(ts['sparse'])
     return ('sparse' if s < d else 'dense'), d / s
 
 # %% ../../nbs/02i_core.compute.ipynb #909ec75e
+def _compute_dtype(m:nn.Module):
+    "The dtype a CUDA layer computes in: autocast's while it is on, else its weight's"
+    return torch.get_autocast_dtype('cuda') if torch.is_autocast_enabled('cuda') else m.weight.dtype
+
 def _why_dense(m:nn.Module, x:torch.Tensor) -> str|None:
     "Why `m` computes densely on `x` now (None: it can compute sparse)"
     if torch.compiler.is_compiling(): return 'traced by torch.compile'
+    if m.weight.device.type == 'cuda':
+        rec = _records(m).get('weight')
+        shape = tuple(m.weight.shape) if isinstance(m, nn.Linear) else tuple(m.weight.shape)[::-1]
+        return semi24.semi24_reason(shape, _compute_dtype(m), m.weight.device, rec.pattern if rec is not None else 'unstructured')
     if not spmm.usable(x, m.weight):
         return ('the kernels are disabled or Numba is missing' if not spmm._kernels.enabled else
                 'torch.autocast is on' if torch.is_autocast_enabled('cpu') else
                 f"{x.dtype} on {x.device} (the sparse products take float32 or float64 on the CPU)")
     return None
+
+def _semi24_forward(m:nn.Module, x:torch.Tensor) -> torch.Tensor:
+    "`m`'s forward with the GPU's 2:4 sparse matmul, in autocast's dtype while it is on (as `F.linear` would compute)"
+    t, w, b = not isinstance(m, nn.Linear), m.weight, m.bias
+    if not torch.is_autocast_enabled('cuda'): return semi24.semi24_linear(x, w, b, t)
+    d = torch.get_autocast_dtype('cuda')
+    with torch.autocast('cuda', enabled=False):
+        return semi24.semi24_linear(x.to(d), w.to(d), b.to(d) if b is not None else None, t)
 
 def _sparse_forward(self, x):
     "The forward of a masked `Linear` (or `Conv1D`) under `set_compute`: over the active weights when it can and should, else its own"
@@ -121,7 +144,9 @@ def _sparse_forward(self, x):
         warnings.warn(f"a masked {type(self).__name__} ({tuple(self.weight.shape)}) asked to compute sparse computes densely: "
                       f"{why}", UserWarning, stacklevel=2)                  # once per reason and layer
         c.why = why
-    if why is None:
+    if why is None and self.weight.device.type == 'cuda':      # a 2:4 mask on a GPU: the forward by the 2:4 kernels
+        if c.mode == 'sparse' or c.pick(self, x.reshape(-1, x.shape[-1]), None) == 'sparse': return _semi24_forward(self, x)
+    elif why is None:
         plan = c.current_plan(self)
         if plan is not None and plan.nnz <= (1 - c.min_sparsity) * plan.n_out * plan.n_in and (c.mode == 'sparse' or c.pick(self, x.reshape(-1, x.shape[-1]), plan) == 'sparse'):
             return spmm.sparse_linear(x, self.weight, self.bias, plan, c.dense_grad(self), c.grad_buffer(self))
@@ -169,8 +194,8 @@ def compute_report(model:nn.Module) -> pd.DataFrame:
         mode = c.mode if c is not None else 'dense'
         note = (why or 'dense compute (the default)') if c is None else \
                ('; '.join(f"batch {b}: {k} ({r:.2f}x dense)" for b, (k, r) in sorted(c.choice.items())) or 'not timed yet')\
-               if mode == 'auto' else (f"over the active weights while at least {c.min_sparsity:g} sparse (dense off the CPU, "
-                                       "under autocast, or in half precision)" + (f"; computed densely: {c.why}" if c.why else ''))
+               if mode == 'auto' else (f"over the active weights while at least {c.min_sparsity:g} sparse on the CPU (float32 or "
+                                       "float64, no autocast); on a GPU, the forward by 2:4 sparse matmuls where the mask is 2:4" + (f"; computed densely: {c.why}" if c.why else ''))
         rows.append(dict(layer=s.name, shape=tuple(s.weight.shape), sparsity=round(1 - int(s.mask.count_nonzero()) / s.mask.numel(), 4),
                          compute=mode, note=note))
     return pd.DataFrame(rows, columns=['layer', 'shape', 'sparsity', 'compute', 'note'])
