@@ -196,6 +196,9 @@ def compute_report(model:nn.Module) -> pd.DataFrame:
                ('; '.join(f"batch {b}: {k} ({r:.2f}x dense)" for b, (k, r) in sorted(c.choice.items())) or 'not timed yet')\
                if mode == 'auto' else (f"over the active weights while at least {c.min_sparsity:g} sparse on the CPU (float32 or "
                                        "float64, no autocast); on a GPU, the forward by 2:4 sparse matmuls where the mask is 2:4" + (f"; computed densely: {c.why}" if c.why else ''))
-        rows.append(dict(layer=s.name, shape=tuple(s.weight.shape), sparsity=round(1 - int(s.mask.count_nonzero()) / s.mask.numel(), 4),
+        sp = 1 - int(s.mask.count_nonzero()) / s.mask.numel()
+        if c is not None and mode != 'dense' and sp < c.min_sparsity and s.weight.device.type != 'cuda':
+            note = f"dense: {sp:.2g} sparse, under min_sparsity={c.min_sparsity:g} (sparse products would not pay)"
+        rows.append(dict(layer=s.name, shape=tuple(s.weight.shape), sparsity=round(sp, 4),
                          compute=mode, note=note))
     return pd.DataFrame(rows, columns=['layer', 'shape', 'sparsity', 'compute', 'note'])
