@@ -25,6 +25,7 @@ class LayerCompute:
         self.mode, self.min_sparsity, self.plan, self.key, self.choice, self.handle = mode, min_sparsity, None, None, {}, None
         self.stash = self.stash_plan = self.private = self.private_plan = None
         self.single_user, self.why = False, None
+        self.sink = None         # a `CompactGrad` when the optimizer state is kept compact (`loop.compact`): the gradient goes there
 
     def mask_buffer(self, m:nn.Module):
         b = m._buffers
@@ -149,6 +150,7 @@ def _sparse_forward(self, x):
     elif why is None:
         plan = c.current_plan(self)
         if plan is not None and plan.nnz <= (1 - c.min_sparsity) * plan.n_out * plan.n_in and (c.mode == 'sparse' or c.pick(self, x.reshape(-1, x.shape[-1]), plan) == 'sparse'):
+            if c.sink is not None: return spmm.sparse_linear(x, self.weight, self.bias, plan, c.dense_grad(self), grad_sink=c.sink)
             return spmm.sparse_linear(x, self.weight, self.bias, plan, c.dense_grad(self), c.grad_buffer(self))
     return type(self).forward(self, x)
 

@@ -8,10 +8,13 @@ Docs: https://fastsparse.github.io/fastsparse/loop.optim.html.md"""
 from __future__ import annotations
 import torch, torch.nn as nn
 from ..core.sites import masked_sites
+from ..core.distributed import is_sharded
 from ..methods.dynamic import SparseUpdater, dynamic_updater
 from ..methods.prune import PruningUpdater
 from ..methods.registry import make_updater
 from .history import SparsityHistory
+from .compact import CompactSteps, compact_refusal
+
 
 # %% auto #0
 __all__ = ['SparseOptimizerWrapper', 'DynamicSparseTrainingOptimizerWrapper', 'PruningOptimizerWrapper', 'sparse_optimizer']
@@ -21,9 +24,23 @@ def _wrapped(name:str) -> property:
     "A property that reads and writes the wrapped optimizer's attribute `name`"
     return property(lambda self: getattr(self.opt, name), lambda self, v: setattr(self.opt, name, v))
 
+def _check_compact(model:nn.Module, opt, updater):
+    "Raise, before anything changes, when the optimizer state of `model` cannot be kept compact for `updater`"
+    why = compact_refusal(opt)
+    if why is None and (getattr(updater, 'needs_momentum', False) or getattr(updater, 'mask_grads', True) is False
+                        or getattr(updater, 'reset_state', True) is False):
+        why = (f"{type(updater).__name__} reads the optimizer's momentum or the whole gradient of every weight at every "
+               "step: its optimizer state cannot be kept compact; leave compact=False")
+    if why is None and type(updater).__name__ == 'TopKAST':
+        why = "Top-KAST steps weights outside its forward masks: its optimizer state cannot be kept compact; leave compact=False"
+    if why is None and any(is_sharded(p) for p in model.parameters()):
+        why = "compact optimizer state does not take sharded (FSDP2) weights; leave compact=False"
+    if why is not None: raise ValueError(why)
+
 class SparseOptimizerWrapper(torch.optim.Optimizer):
     "Wrap a PyTorch optimizer so that its steps also run a fastsparse updater (or a fastsparse callback's updater); it is an `Optimizer` itself"
-    def __init__(self, model:nn.Module, opt, method, total_steps:int|None=None, n_epoch:int=1, record:bool=True):
+    def __init__(self, model:nn.Module, opt, method, total_steps:int|None=None, n_epoch:int=1, record:bool=True,
+                 compact:bool=False):
         if total_steps is not None and (isinstance(total_steps, bool) or not isinstance(total_steps, int) or total_steps < 1):
             raise ValueError(f"total_steps must be a positive integer (the optimizer steps of the whole run); got {total_steps!r}")
         cb = None if isinstance(method, SparseUpdater) else method    # a fastai callback that drives an updater, if given
@@ -32,12 +49,15 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
             raise TypeError(f"{type(method).__name__} is not a fastsparse updater or a callback that drives one (a "
                             "DynamicSparseTrainingCallback or PruningCallback); for straight-through methods call "
                             "`ste_sparsify(model, sparsity)` before training and `ste_finalize(model)` after")
+        if compact: _check_compact(model, opt, updater)     # before anything changes
         self.model, self.opt, self.updater, self.total_steps, self.taken = model, opt, updater, total_steps, 0
         self.cb = cb
         src = cb if cb is not None else updater       # which weights and how to sparsify: the callback's (a subclass may override)
         self.hooks = src.sparsify(model)
         sites = src.select_sites(masked_sites(model))
         updater.start(model, opt, n_epoch=n_epoch, total_steps=total_steps, sites=sites)
+        # compact=True: the masked weights are stepped at their active weights, with their optimizer state kept there
+        self.compact = CompactSteps(sites, opt) if compact else None
         self.n_epoch, self.pct, self.epochs_done = n_epoch, 0., 0
         self.history = SparsityHistory(model, [updater]) if record else None   # the same record as `SparsityRecorder`
         if record: self.history.record('start', 0, 0.)
@@ -67,7 +87,11 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
         if not skipped:
             skip = self.updater.before_step(float(pct_train))       # `True`: skip it (skip_gradients); may refuse
             self.taken += 1
-            if not skip: self.opt.step()
+            if not skip:
+                if self.compact is not None: self.compact.step()
+                try: self.opt.step()
+                finally:
+                    if self.compact is not None: self.compact.restore()
         self.updater.after_step()
         self.pct = float(pct_train)
         if self.history is not None: self.history.check(self.taken, self.pct * self.n_epoch)   # a row if the masks changed
@@ -86,22 +110,39 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
         if self.history is None: raise ValueError("this wrapper keeps no sparsity history: it was made with record=False")
         return self.history.df
 
-    def zero_grad(self, set_to_none:bool=True): self.opt.zero_grad(set_to_none=set_to_none)
+    def zero_grad(self, set_to_none:bool=True):
+        self.opt.zero_grad(set_to_none=set_to_none)
+        if getattr(self, 'compact', None) is not None: self.compact.zero_grad()
+    def clip_grad_norm_(self, max_norm:float, norm_type:float=2.0, error_if_nonfinite:bool=False) -> torch.Tensor:
+        "Clip the gradients of every parameter this optimizer steps, compact ones included, as `torch.nn.utils.clip_grad_norm_` does; returns their total norm"
+        grads = [p.grad for g in self.opt.param_groups for p in g['params'] if p.grad is not None]
+        if getattr(self, 'compact', None) is not None: grads += self.compact.grads()
+        if not grads: return torch.tensor(0.)
+        total = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g.detach(), norm_type) for g in grads]), norm_type)
+        if error_if_nonfinite and not bool(torch.isfinite(total)):
+            raise RuntimeError(f"the total norm of order {norm_type} of the gradients is non-finite, so it cannot be clipped")
+        coef = torch.clamp(max_norm / (total + 1e-6), max=1.0)
+        for g in grads: g.detach().mul_(coef)
+        return total
     def state_dict(self) -> dict:
-        "The optimizer's state and the updater's place in its schedule"
-        return dict(opt=self.opt.state_dict(), taken=self.taken, sparse=self.updater.state_dict())
+        "The optimizer's state (compact weights' in PyTorch's dense format) and the updater's place in its schedule"
+        opt = self.opt.state_dict()
+        if getattr(self, 'compact', None) is not None: opt = self.compact.state_dict(opt)
+        return dict(opt=opt, taken=self.taken, sparse=self.updater.state_dict())
     def load_state_dict(self, d:dict):
         "Resume from `state_dict()` at any step: the optimizer, the step count and the updater, with what its next step needs"
         if not isinstance(d, dict) or 'opt' not in d:
             raise ValueError("a SparseOptimizerWrapper resumes from its own state_dict() (a dict with 'opt', 'taken' and "
                              "'sparse'); to load the wrapped optimizer's alone, call `wrapper.opt.load_state_dict(...)`")
         self.opt.load_state_dict(d['opt']); self.taken = d.get('taken', self.taken)
+        if getattr(self, 'compact', None) is not None: self.compact.load()
         if 'sparse' in d:
             self.updater.load_state_dict(d['sparse'])
             self.updater.started()                   # what depends on the resumed state: the update due next, RigL's sums
     def close(self):
-        "End training: gradients masked again (the hooks made for an unmasked model stay on `.hooks`)"
+        "End training: gradients masked again (the hooks made for an unmasked model stay on `.hooks`), compact state back in the optimizer"
         self.updater.finish()
+        if getattr(self, 'compact', None) is not None: self.compact.detach(); self.compact = None
     @property
     def n_steps(self) -> int: "Optimizer steps taken"; return self.taken
     @property
@@ -125,6 +166,7 @@ class PruningOptimizerWrapper(SparseOptimizerWrapper):
 
 # %% ../../nbs/05d_loop.optim.ipynb #ca9d167a
 def sparse_optimizer(algorithm:str, model, opt, sparsity:float|None=None, pattern=None, distribution=None,
-                     total_steps:int|None=None, **kwargs) -> SparseOptimizerWrapper:
+                     total_steps:int|None=None, compact:bool=False, **kwargs) -> SparseOptimizerWrapper:
     "Wrap the PyTorch optimizer `opt` of `model` so that its steps run the registered method `algorithm`, for a hand-written loop"
-    return SparseOptimizerWrapper(model, opt, make_updater(algorithm, sparsity, pattern, distribution, **kwargs), total_steps)
+    return SparseOptimizerWrapper(model, opt, make_updater(algorithm, sparsity, pattern, distribution, **kwargs), total_steps,
+                                  compact=compact)

@@ -12,7 +12,7 @@ import torch
 from . import kernels as _kernels
 
 # %% auto #0
-__all__ = ['SparsePlan', 'usable', 'SparseLinearFunction', 'sparse_linear']
+__all__ = ['SparsePlan', 'usable', 'SparseLinearFunction', 'sparse_linear', 'remap', 'CompactGrad']
 
 # %% ../../nbs/00e_ops.spmm.ipynb #4aeb37e7
 _NB = None
@@ -99,7 +99,7 @@ def _is_dtensor(t) -> bool:
 class SparseLinearFunction(torch.autograd.Function):
     "`F.linear` over the active weights of `plan`: forward, input gradient, and the weight gradient at the active weights (all of it when `dense_grad()` says so)"
     @staticmethod
-    def forward(ctx, x, weight, bias, plan, dense_grad, grad_buffer):
+    def forward(ctx, x, weight, bias, plan, dense_grad, grad_buffer, grad_sink=None):
         K = _NB or _nb()
         v = plan.values(weight)
         xT = x.detach().t().contiguous()                       # [in, batch]
@@ -107,7 +107,7 @@ class SparseLinearFunction(torch.autograd.Function):
         K['rows_times'](plan.row_ptr, plan.col, v.numpy(), xT.numpy(), yT.numpy())
         y = yT.t().contiguous()                                # laid out as F.linear's (dropout after it draws the same)
         if bias is not None: y += bias.detach()
-        ctx.plan, ctx.dense_grad, ctx.grad_buffer, ctx.v, ctx.xT = plan, dense_grad, grad_buffer, v, xT
+        ctx.plan, ctx.dense_grad, ctx.grad_buffer, ctx.grad_sink, ctx.v, ctx.xT = plan, dense_grad, grad_buffer, grad_sink, v, xT
         ctx.has_bias = bias is not None
         return y
 
@@ -126,15 +126,53 @@ class SparseLinearFunction(torch.autograd.Function):
             else:
                 dv = torch.empty(plan.nnz, dtype=dy.dtype)
                 K['row_dots'](plan.row_ptr, plan.col, dyT.numpy(), ctx.xT.numpy(), dv.numpy())
-                buf = ctx.grad_buffer() if ctx.grad_buffer is not None else None    # zero outside the active weights
-                if buf is None: buf = dy.new_zeros(plan.n_out * plan.n_in)
-                dw = buf.view(-1).index_copy_(0, plan.flat, dv).view(plan.shape)
+                if ctx.grad_sink is not None:                   # kept compact: the weight gets no dense gradient
+                    ctx.grad_sink.add(dv, plan)
+                else:
+                    buf = ctx.grad_buffer() if ctx.grad_buffer is not None else None    # zero outside the active weights
+                    if buf is None: buf = dy.new_zeros(plan.n_out * plan.n_in)
+                    dw = buf.view(-1).index_copy_(0, plan.flat, dv).view(plan.shape)
         if ctx.has_bias and ctx.needs_input_grad[2]: db = dy.sum(0)
-        return dx, dw, db, None, None, None
+        return dx, dw, db, None, None, None, None
 
 def sparse_linear(x:torch.Tensor, weight:torch.Tensor, bias:torch.Tensor|None, plan:SparsePlan, dense_grad=None,
-                  grad_buffer=None) -> torch.Tensor:
-    "`F.linear(x, weight, bias)` computed over the active weights of `plan` (`x` of any leading shape); `dense_grad()`: True when the whole weight gradient is needed"
+                  grad_buffer=None, grad_sink=None) -> torch.Tensor:
+    "`F.linear(x, weight, bias)` computed over the active weights of `plan` (`x` of any leading shape); `dense_grad()`: True when the whole weight gradient is needed; `grad_sink`: a `CompactGrad` that takes the weight gradient instead of `weight.grad`"
     lead = x.shape[:-1]
-    y = SparseLinearFunction.apply(x.reshape(-1, x.shape[-1]), weight, bias, plan, dense_grad, grad_buffer)
+    y = SparseLinearFunction.apply(x.reshape(-1, x.shape[-1]), weight, bias, plan, dense_grad, grad_buffer, grad_sink)
     return y.reshape(*lead, plan.n_out)
+
+# %% ../../nbs/00e_ops.spmm.ipynb #e12cac38
+def remap(values:torch.Tensor, old:torch.Tensor, new:torch.Tensor, n:int) -> torch.Tensor:
+    "`values` at the flat positions `old` carried to the flat positions `new` of a tensor of `n` entries (0 where `new` is not in `old`)"
+    d = values.new_zeros(n)
+    d.index_copy_(0, old, values)
+    return d.index_select(0, new)
+
+class CompactGrad:
+    "A weight gradient at the active weights only, in the order of the weight's flat `index`, summed over backward passes until `take()`"
+    def __init__(self): self.values = self.index = None
+    def add(self, dv:torch.Tensor, plan:SparsePlan):
+        "Add `dv`, the gradient at the active weights of `plan` in the order of its rows"
+        index, order = _sorted(plan)
+        v = dv if order is None else dv.index_select(0, order)
+        if self.values is None: self.values, self.index = v, index
+        elif self.index is index or torch.equal(self.index, index): self.values += v
+        else:                                  # the mask changed between two backward passes: carried to the new one
+            self.values = remap(self.values, self.index, index, plan.n_out * plan.n_in) + v; self.index = index
+    def take(self):
+        "(values, flat index) of the summed gradient, or None; it is cleared"
+        out = None if self.values is None else (self.values, self.index)
+        self.values = self.index = None
+        return out
+    def clear(self): self.values = self.index = None
+
+def _sorted(plan:SparsePlan):
+    "The flat indices of `plan`'s active weights in increasing order, and the permutation of its row order that gives them (None: the same order)"
+    hit = getattr(plan, '_sorted', None)
+    if hit is None:
+        if not plan.transposed: hit = (plan.flat, None)      # row after row: already increasing
+        else:
+            order = torch.argsort(plan.flat); hit = (plan.flat.index_select(0, order), order)
+        plan._sorted = hit
+    return hit
