@@ -30,6 +30,9 @@ def worker(threads:int, repeats:int):
     if 'growth_gradient' in fs.DynamicSparseTrainingCallback.__init__.__code__.co_varnames:
         learn, _ = w.build_variant('fs:static', spec, dls, bpu=10**9)
         vs['fs:rigl-step'] = (learn, [fs.DynamicSparseTrainingCallback(**fs.RigL_presets, every=10**9, growth_gradient='step')])
+    if hasattr(fs, 'sparse_callback'):              # static masks under a method, whose driver vouches for the zeros
+        learn, _ = w.build_variant('fs:static', spec, dls, bpu=10**9)
+        vs['fs:static-method'] = (learn, [fs.sparse_callback('static_sparse')])
     med, reps = time_steps(vs, repeats, per_repeat=True)
     xb, yb = dls.one_batch()
     out = dict(step_ms={k: m * 1e3 for k, (m, _) in med.items()},
@@ -71,7 +74,8 @@ def main():
                     print(f"round {r + 1}: {k}", flush=True)
                     res[k].append(run(co, a.threads, a.repeats))
         finally: git('worktree', 'remove', '--force', str(wt))
-    names = dict(zip(('fs:static', 'fs:set', 'fs:rigl', 'fs:rigl-step'), ('static', 'SET', 'RigL', 'RigL (step gradient)')))
+    names = dict(zip(('fs:static', 'fs:static-method', 'fs:set', 'fs:rigl', 'fs:rigl-step'),
+                     ('static (hooks alone)', "static (`learn.sparsify('static_sparse')`)", 'SET', 'RigL', 'RigL (step gradient)')))
     L = ["# This checkout against an earlier commit", "",
          f"`python bench/bench_ab.py --old {old_s} --rounds {a.rounds} --repeats {a.repeats} --threads {a.threads}`: "
          f"{old_s} against {new_s}{' (with uncommitted changes)' if dirty else ''}, LeNet-300-100 at batch 128, 90% ERK, "

@@ -74,7 +74,7 @@ def _enforce_hook(sites):
             d = w.__dict__
             if key != seen[i] or d.get(_DIRTY):                # changed in place, or written through `.data`
                 with torch.no_grad():      # by the float copy of the mask the gradient hook keeps (a bool multiply is slower)
-                    if m.dtype == torch.bool: _mask_grad_(w.data, m, recs[i][0].get(recs[i][1]))
+                    if m.dtype == torch.bool: _mask_grad_(w.data, m, recs[i][0].get(recs[i][1]), make=False)
                     else: mask_(w.data, unpack_mask(m, w.shape))
                 seen[i], d[_DIRTY] = key, False
     def mark():
@@ -85,13 +85,15 @@ def _enforce_hook(sites):
     return hook
 
 # %% ../../nbs/02b_core.hooks.ipynb #0d0994b8
-def _mask_grad_(g:torch.Tensor, m:torch.Tensor, rec=None) -> torch.Tensor:
-    "Zero `g` (a gradient or a weight) where the bool mask buffer `m` is False; on the CPU by a float copy of `m`, kept on `rec` while `m` is unchanged"
+def _mask_grad_(g:torch.Tensor, m:torch.Tensor, rec=None, make:bool=True) -> torch.Tensor:
+    "Zero `g` (a gradient or a weight) where the bool mask buffer `m` is False; on the CPU by a float copy of `m`, kept on `rec` while `m` is unchanged (`make=False`: used if the gradient hook made one)"
     # CPU: a same-dtype multiply is several times faster than by a bool or uint8 mask; keep a float copy of the mask
-    # while the mask buffer is unchanged (the same object, at the same version). Elsewhere: the mask.
+    # while the mask buffer is unchanged (the same object, at the same version). Elsewhere: the mask. The copy costs
+    # memory (4 bytes a weight): the gradient hook, which runs every step, makes it; the weights' passes only use it
     if rec is None or g.device.type != 'cpu' or m.shape != g.shape: return mask_(g, m)
     hit = rec._fmask
     if hit is None or hit[0] is not m or hit[1] != m._version or hit[2].dtype is not g.dtype:
+        if not make: return mask_(g, m)
         hit = rec._fmask = (m, m._version, m.to(g.dtype))
     return g.mul_(hit[2])
 

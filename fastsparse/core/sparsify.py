@@ -253,7 +253,7 @@ def apply_masks(model_or_sites) -> None:
     with torch.no_grad():
         for s in sites:
             if s.packed: mask_(s.weight.data, s.mask)
-            else: _mask_grad_(s.weight.data, s.mask_buffer, s.record)   # by the float copy the gradient hook keeps
+            else: _mask_grad_(s.weight.data, s.mask_buffer, s.record, make=False)   # by the gradient hook's float copy, if any
 
 # %% ../../nbs/02c_core.sparsify.ipynb #df937cc1
 def mask_grads_(sites:list) -> None:
