@@ -38,8 +38,9 @@ class LayerCompute:
         key = (id(buf), buf._version, buf.data_ptr())
         if key != self.key:
             mask = buf if buf.dtype == torch.bool else unpack_mask(buf, m.weight.shape)
-            t = not isinstance(m, nn.Linear)                  # transformers' Conv1D stores its weight [in, out]
-            self.plan, self.key = spmm.SparsePlan(mask.t() if t else mask, transposed=t), key
+            t = isinstance(m, TransformersConv1D)             # transformers' Conv1D stores its weight [in, out]
+            mask = mask.t() if t else mask.reshape(mask.shape[0], -1)     # a 1x1 convolution's: [out, in, 1, 1]
+            self.plan, self.key = spmm.SparsePlan(mask, transposed=t), key
         return self.plan
 
     def dense_grad(self, m:nn.Module):
@@ -48,8 +49,8 @@ class LayerCompute:
         return (lambda: rec.dense_grad) if rec is not None else None
 
     def pick(self, m:nn.Module, x2:torch.Tensor, plan) -> str:
-        "`'auto'`: the faster way for this batch size, timed the first time it is seen"
-        b = x2.shape[0]
+        "`'auto'`: the faster way for this batch size (the rows of the product), timed the first time it is seen"
+        b = x2.shape[0] if x2.dim() == 2 else x2.numel() // x2.shape[1]
         if b not in self.choice: self.choice[b] = _time_both(m, x2, plan)
         return self.choice[b][0]
 
@@ -90,19 +91,25 @@ class LayerCompute:
 def _sync(dev:torch.device):
     if dev.type == 'cuda': torch.cuda.synchronize(dev)
 
+def _roads(m:nn.Module, plan) -> tuple:
+    "(dense, sparse): functions of (x, w, b) computing `m`'s forward densely and over its active weights"
+    if isinstance(m, nn.Conv2d): return (lambda x, w, b: F.conv2d(x, w, b)), (lambda x, w, b: _conv1x1(x, w, b, plan))
+    t = isinstance(m, TransformersConv1D)                 # transformers' Conv1D: stored [in, out]
+    dense = (lambda x, w, b: torch.addmm(b, x, w) if b is not None else x @ w) if t else (lambda x, w, b: F.linear(x, w, b))
+    if m.weight.device.type == 'cuda': return dense, (lambda x, w, b: semi24.semi24_linear(x, w, b, t))
+    return dense, (lambda x, w, b: spmm.sparse_linear(x, w, b, plan))
+
 def _time_both(m:nn.Module, x2:torch.Tensor, plan, rounds:int=5) -> tuple:
     "('sparse' or 'dense', dense time / sparse time) for one forward and backward of `m` on `x2`, interleaved, medians"
-    t = not isinstance(m, nn.Linear)                      # transformers' Conv1D: stored [in, out]
     cuda = m.weight.device.type == 'cuda'
     dt = _compute_dtype(m) if cuda else x2.dtype
     with torch.enable_grad(), (torch.autocast('cuda', enabled=False) if cuda else contextlib.nullcontext()):
         w = m.weight.detach().to(dt).clone().requires_grad_()
         b = m.bias.detach().to(dt).clone().requires_grad_() if m.bias is not None else None
         x = x2.detach().to(dt).clone().requires_grad_()
-        dy = torch.ones(x.shape[0], w.shape[1] if t else w.shape[0], dtype=dt, device=x.device)
-        dense = (lambda: torch.addmm(b, x, w) if b is not None else x @ w) if t else (lambda: F.linear(x, w, b))
-        sparse = (lambda: semi24.semi24_linear(x, w, b, t)) if cuda else (lambda: spmm.sparse_linear(x, w, b, plan))
-        runs = dict(sparse=lambda: sparse().backward(dy), dense=lambda: dense().backward(dy))
+        dense, sparse = _roads(m, plan)
+        with torch.no_grad(): dy = torch.ones_like(dense(x, w, b))
+        runs = dict(sparse=lambda: sparse(x, w, b).backward(dy), dense=lambda: dense(x, w, b).backward(dy))
         for f in runs.values(): f()                        # warm up (and compile the loops)
         ts = {k: [] for k in runs}
         for _ in range(rounds):
@@ -116,10 +123,20 @@ def _compute_dtype(m:nn.Module):
     "The dtype a CUDA layer computes in: autocast's while it is on, else its weight's"
     return torch.get_autocast_dtype('cuda') if torch.is_autocast_enabled('cuda') else m.weight.dtype
 
+def _conv1x1(x:torch.Tensor, weight:torch.Tensor, bias, plan, dense_grad=None, grad_buffer=None, grad_sink=None) -> torch.Tensor:
+    "A 1x1 convolution of `x` [batch, in, h, w] computed over the active weights of `plan`: a product over every pixel"
+    B, C, H, W = x.shape
+    y = spmm.sparse_linear(x.permute(0, 2, 3, 1).reshape(-1, C), weight.view(weight.shape[0], C), bias, plan,
+                           dense_grad, grad_buffer, grad_sink)
+    return y.view(B, H, W, -1).permute(0, 3, 1, 2).contiguous()       # laid out as the convolution's own output
+
 def _why_dense(m:nn.Module, x:torch.Tensor) -> str|None:
     "Why `m` computes densely on `x` now (None: it can compute sparse)"
     if torch.compiler.is_compiling(): return 'traced by torch.compile'
-    if m.weight.device.type == 'cuda':
+    if isinstance(m, nn.Conv2d):
+        if m.weight.device.type != 'cpu': return f"1x1 convolutions compute sparse on the CPU only, not on {m.weight.device.type}"
+        if x.dim() != 4: return 'an unbatched input (1x1 convolutions compute sparse on batches [n, c, h, w])'
+    elif m.weight.device.type == 'cuda':
         rec = _records(m).get('weight')
         shape = tuple(m.weight.shape) if isinstance(m, nn.Linear) else tuple(m.weight.shape)[::-1]
         return semi24.semi24_reason(shape, _compute_dtype(m), m.weight.device, rec.pattern if rec is not None else 'unstructured')
@@ -145,7 +162,12 @@ def _sparse_forward(self, x):
         warnings.warn(f"a masked {type(self).__name__} ({tuple(self.weight.shape)}) asked to compute sparse computes densely: "
                       f"{why}", UserWarning, stacklevel=2)                  # once per reason and layer
         c.why = why
-    if why is None and self.weight.device.type == 'cuda':      # a 2:4 mask on a GPU: the forward by the 2:4 kernels
+    if why is None and isinstance(self, nn.Conv2d):              # a 1x1 convolution: a product over every pixel
+        plan = c.current_plan(self)
+        if plan is not None and plan.nnz <= (1 - c.min_sparsity) * plan.n_out * plan.n_in and (c.mode == 'sparse' or c.pick(self, x, plan) == 'sparse'):
+            if c.sink is not None: return _conv1x1(x, self.weight, self.bias, plan, c.dense_grad(self), grad_sink=c.sink)
+            return _conv1x1(x, self.weight, self.bias, plan, c.dense_grad(self), c.grad_buffer(self))
+    elif why is None and self.weight.device.type == 'cuda':      # a 2:4 mask on a GPU: the forward by the 2:4 kernels
         if c.mode == 'sparse' or c.pick(self, x.reshape(-1, x.shape[-1]), None) == 'sparse': return _semi24_forward(self, x)
     elif why is None:
         plan = c.current_plan(self)
@@ -157,9 +179,14 @@ def _sparse_forward(self, x):
 # %% ../../nbs/02i_core.compute.ipynb #0ea4adbc
 def _eligible(s) -> str|None:
     "Why the masked weight of site `s` cannot compute sparse (None: it can)"
-    conv1d = isinstance(s.owner, TransformersConv1D)
-    if not (isinstance(s.owner, nn.Linear) or conv1d):
-        return f"a {type(s.owner).__name__} weight: nn.Linear and transformers' Conv1D compute sparse"
+    conv1d, m = isinstance(s.owner, TransformersConv1D), s.owner
+    if type(m) is nn.Conv2d:
+        if s.pname != 'weight' or s.perm is not None: return 'not a plain weight of its layer'
+        if m.kernel_size != (1, 1) or m.stride != (1, 1) or m.dilation != (1, 1) or m.groups != 1 or m.padding not in ((0, 0), 'valid'):
+            return "a convolution other than 1x1 (stride 1, no padding, one group): 1x1 convolutions compute sparse"
+        return None
+    if not (isinstance(m, nn.Linear) or conv1d):
+        return f"a {type(m).__name__} weight: nn.Linear, transformers' Conv1D and 1x1 nn.Conv2d compute sparse"
     if s.pname != 'weight' or s.perm != ((1, 0) if conv1d else None): return 'not a plain weight of its layer'
     if not conv1d and type(s.owner).forward is not nn.Linear.forward: return f"{type(s.owner).__name__} has its own forward"
     return None

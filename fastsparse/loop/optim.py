@@ -167,6 +167,6 @@ class PruningOptimizerWrapper(SparseOptimizerWrapper):
 # %% ../../nbs/05d_loop.optim.ipynb #ca9d167a
 def sparse_optimizer(algorithm:str, model, opt, sparsity:float|None=None, pattern=None, distribution=None,
                      total_steps:int|None=None, compact:bool=False, **kwargs) -> SparseOptimizerWrapper:
-    "Wrap the PyTorch optimizer `opt` of `model` so that its steps run the registered method `algorithm`, for a hand-written loop"
+    "Wrap the PyTorch optimizer `opt` of `model` so that its steps run the registered method `algorithm`, for a hand-written loop; `compact=True`: optimizer state and steps at the active weights only (see `loop.compact`)"
     return SparseOptimizerWrapper(model, opt, make_updater(algorithm, sparsity, pattern, distribution, **kwargs), total_steps,
                                   compact=compact)
