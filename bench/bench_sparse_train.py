@@ -20,6 +20,8 @@
   784-4096-4096-10 MLP after a mask update (the next forward's `SparsePlan`s) against the 100 steps between updates,
   the peak memory (resident set) of a training process with dense and sparse compute against the dense model's,
   and LeNet-300-100 (batch 128) with `compute='auto'` against dense compute, interleaved step by step.
+- `conv`: 1x1 convolutions (ResNet-50's bottleneck shapes at 14x14 and 28x28), forward and backward, under
+  `set_compute(conv, 'sparse')` against dense `F.conv2d`, at 90% and 95%.
 - `cuda`: on a CUDA GPU, one 2:4-masked `Linear` in bfloat16 (8192x8192 and 4096x4096, batch 4096): forward and
   forward+backward under `set_compute(lin, 'sparse')` (the forward by 2:4 sparse matmuls) against dense.
 """
@@ -324,6 +326,32 @@ def _opt_step_rows(a) -> list:
         rows.append(f"| {name} | {ratio(ts, 'compact')} | {nbytes['dense'] / 2**20:.0f} MiB / {nbytes['compact'] / 2**20:.0f} MiB |")
     return rows + [""]
 
+def conv_section(a) -> str:
+    from fastsparse.core.sparsify import sparsify_model
+    from fastsparse.core.compute import set_compute
+    set_threads(a.threads[0])
+    out = ["## 1x1 convolutions, forward and backward", "",
+           f"Speed-up of a masked 1x1 `nn.Conv2d` under `set_compute(conv, 'sparse')` over the same layer computing densely "
+           f"(median [interquartile range] over {a.repeats} rounds, {a.threads[0]} thread; masks uniform at random).", "",
+           "| conv (in -> out) | input | sparsity | dense ms | speed-up |", "|---|---|---|---|---|"]
+    cases = [(1024, 256, 32, 14), (256, 1024, 32, 14), (512, 128, 16, 28)] if not a.quick else [(32, 64, 4, 8)]
+    for cin, cout, bs, hw in cases:
+        for sp in (0.9, 0.95):
+            layers = {}
+            for v in ('dense', 'sparse'):
+                torch.manual_seed(0)
+                conv = nn.Conv2d(cin, cout, 1); sparsify_model(conv, sp); set_compute(conv, v, min_sparsity=0.)
+                layers[v] = conv
+            layers['sparse'].load_state_dict(layers['dense'].state_dict())
+            x = torch.randn(bs, cin, hw, hw, requires_grad=True); dy = torch.randn(bs, cout, hw, hw)
+            def fb(l):
+                def f(): l.weight.grad = l.bias.grad = x.grad = None; l(x).backward(dy)
+                return f
+            ts = interleaved({v: fb(l) for v, l in layers.items()}, a.repeats)
+            out.append(f"| {cin} -> {cout} | {bs}x{cin}x{hw}x{hw} | {sp:g} | {statistics.median(ts['dense']) * 1e3:.1f} | {ratio(ts, 'sparse')} |")
+            print(out[-1], flush=True)
+    return "\n".join(out + [""])
+
 def cuda_section(a) -> str:
     out = ["## CUDA: a 2:4-masked Linear in bfloat16", ""]
     if not torch.cuda.is_available(): return "\n".join(out + ["No CUDA GPU here: nothing measured.", ""])
@@ -356,7 +384,7 @@ def cuda_section(a) -> str:
         print(out[-1], flush=True)
     return "\n".join(out + [""])
 
-SECTIONS = dict(layer=layer_section, e2e=e2e_section, overhead=overhead_section, cuda=cuda_section)
+SECTIONS = dict(layer=layer_section, e2e=e2e_section, overhead=overhead_section, conv=conv_section, cuda=cuda_section)
 
 def main(argv=None):
     p = argparse.ArgumentParser('bench_sparse_train.py', description=__doc__.split('\n')[0])
