@@ -12,7 +12,7 @@ from ..ops import kernels
 from .report import record_update, _note_update
 
 # %% auto #0
-__all__ = ['opt_state', 'zero_opt_state_', 'commit_mask_', 'commit_change_']
+__all__ = ['opt_state', 'grad_of', 'zero_opt_state_', 'commit_mask_', 'commit_change_']
 
 # %% ../../nbs/02h_core.commit.ipynb #bacaae03
 def opt_state(opt, p:torch.Tensor) -> dict:
@@ -26,9 +26,22 @@ def _weight_states(opt, w) -> list:
     "The optimizer state tensors of `w` that hold one value per weight"
     return [v for v in opt_state(opt, w).values() if isinstance(v, torch.Tensor) and v.shape == w.shape]
 
+# weights whose optimizer state is kept at their active weights only (`loop.compact`): {id(parameter): its compact
+# state, which knows its parameter}; by id, as tensors compare elementwise
+_COMPACT = {}
+
+def grad_of(p:torch.Tensor) -> torch.Tensor|None:
+    "The gradient of `p`: its `.grad`, or, where its optimizer state is kept compact, its compact gradient as a dense tensor (None: none yet)"
+    if p.grad is not None: return p.grad
+    c = _COMPACT.get(id(p))
+    if c is None or c.p is not p or c.sink is None or c.sink.values is None: return None
+    return p.new_zeros(p.numel()).index_copy_(0, c.sink.index, c.sink.values).view_as(p)
+
 def zero_opt_state_(opt, p:torch.Tensor, keep:torch.Tensor):
-    "Zero every per-weight optimizer state tensor of `p` outside `keep`"
+    "Zero every per-weight optimizer state tensor of `p` outside `keep` (compact state too)"
     for v in _weight_states(opt, p): mask_(v, keep)
+    c = _COMPACT.get(id(p))
+    if c is not None and c.p is p: c.keep_(keep)
 
 # %% ../../nbs/02h_core.commit.ipynb #ac014945
 def commit_mask_(site, new:torch.Tensor, opt=None, pattern=None, turnover:bool=True, sparsity:bool=True) -> torch.Tensor:

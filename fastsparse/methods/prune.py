@@ -19,7 +19,7 @@ from ..core.report import mask_markers, record_update, zero_preserving
 from ..core.sites import DEFAULT_SPARSE_TYPES, masked_sites, sparse_sites
 from ..core.sparsify import apply_masks, mask_grads_, sparsify_model, _undo_on_error, _keep_normalised_rows_
 from .dynamic import SparseUpdater
-from ..core.commit import zero_opt_state_, commit_mask_
+from ..core.commit import zero_opt_state_, commit_mask_, grad_of
 from .scores import random_score, weight_magnitude
 from .oneshot import prune_oneshot, ONESHOT_METHODS
 
@@ -30,9 +30,10 @@ __all__ = ['PRUNING_ALGORITHMS', 'saliency', 'get_pruning_algorithm', 'prune_mas
 # %% ../../nbs/03d_methods.prune.ipynb #274fc495
 def saliency(param, opt):
     "|w * dL/dw|: how much removing each weight changes the loss, to first order"
-    if param.grad is None:
+    g = grad_of(param)                 # `.grad`, or the compact gradient of compact optimizer state
+    if g is None:
         raise RuntimeError("saliency needs a gradient: prune after a backward pass (the pruning callback does)")
-    return (param.detach() * param.grad.detach()).abs()
+    return (param.detach() * g.detach()).abs()
 
 # %% ../../nbs/03d_methods.prune.ipynb #9043b52a
 PRUNING_ALGORITHMS = dict(

@@ -10,7 +10,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Callable
 import torch
-from ..core.commit import opt_state
+from ..core.commit import opt_state, grad_of
 
 # %% auto #0
 __all__ = ['ScoreNeeds', 'sparse_score', 'score_needs', 'random_score', 'weight_magnitude', 'gradient_magnitude',
@@ -62,9 +62,10 @@ def weight_magnitude(param, opt):
     return param.detach().abs()
 
 def _gradient(param, opt):
-    if param.grad is None:
+    g = grad_of(param)                 # `.grad`, or the compact gradient of compact optimizer state
+    if g is None:
         raise RuntimeError("gradient_magnitude: the weight has no gradient; scores are computed between backward and step")
-    return param.grad.detach()
+    return g.detach()
 
 @sparse_score(magnitude_of=_gradient)
 def gradient_magnitude(param, opt):
