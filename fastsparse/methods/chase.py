@@ -188,6 +188,7 @@ class Chase(UnitRemovingUpdater):
 
     def update_masks(self, drop_frac:float):
         "Remove channels on the ramp, then drop and regrow within the channels and inputs that remain"
+        self.check_shrink()
         pos = self.schedule.position(self.n_steps, self.pct)
         gone = sum(_n_gone(l) for l in self.layers if l.removable)
         want = self.channel_target(pos) - gone

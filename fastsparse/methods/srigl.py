@@ -94,6 +94,12 @@ class UnitRemovingUpdater(RigL):
         for l in self.layers: zero_ablated_(l.site, l.extras, self.opt)
         if self.shrink: self.shrink_ablated()
 
+    def check_shrink(self):
+        "Before an update changes a mask: refuse now what cutting units out would refuse (optimizer state it cannot cut)"
+        if not self.shrink or self.trace_error: return
+        one = {l.name: [0] for l in self.layers if l.link is not None and l.link.sliceable and l.weight.shape[0] > 1}
+        if one: ShrinkPlan(self.model, one, self.opt, self.links)         # made to check, never applied
+
     def shrink_ablated(self, layers:list|None=None) -> ShrinkPlan|None:
         "Cut the removed units of `layers` (default: all) that can go out of the model now, with their optimizer state"
         layers = self.layers if layers is None else layers
@@ -138,6 +144,7 @@ class SRigL(UnitRemovingUpdater):
 
     def update_masks(self, drop_frac:float):
         "Rewire every layer under constant fan-in, ablating units with too few salient weights"
+        self.check_shrink()
         for l in self.layers:
             s = l.site
             if bool(s.mask.all()): continue                    # a layer kept dense
