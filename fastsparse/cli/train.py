@@ -30,6 +30,7 @@ GRID_PRESETS = {            # preset -> (its dataset, what it runs)
 
 _FIXED_MASKS = ('dense', 'static', *(n for n, m in METHODS_.items() if m.fixed))   # no mask update for --every to space
 _OWN_LAYER_SPARSITY = tuple(n for n, m in METHODS_.items() if m.own_distribution)   # --distribution unused
+_SHRINKS = tuple(n for n, m in METHODS_.items() if m.removes_units)               # --shrink: they remove units
 
 # %% ../../nbs/07a_cli.train.ipynb #21c6cf98
 def _fail(msg): raise argparse.ArgumentTypeError(msg)
@@ -120,6 +121,9 @@ def _parser():
     r.add_argument('--every', type=positive_int, default=None, metavar='N',
                    help='optimizer steps between mask updates (default: 100, as in the RigL paper)')
     r.add_argument('--batches-per-update', type=positive_int, default=None, help=argparse.SUPPRESS)   # the old name of --every
+    r.add_argument('--shrink', action='store_true',
+                   help=f"cut the units and channels the method removes out of the model as they go, so that training "
+                        f"gets faster ({', '.join(_SHRINKS)} only)")
     r.add_argument('--seed', type=seed, default=42, metavar='N', help='random seed (default: 42)')
     r.add_argument('--out', type=output_file, default='fastsparse-train.json', metavar='FILE',
                    help='where to write the results as JSON (default: fastsparse-train.json)')
@@ -152,7 +156,7 @@ def _parser():
 # %% ../../nbs/07a_cli.train.ipynb #74ee2c6e
 _GRID_ONLY = ('seeds', 'sparsities', 'methods', 'results_dir', 'resume')
 _RUN_ONLY = ('method', 'sparsity', 'pattern', 'distribution', 'dataset', 'model', 'bs', 'lr', 'every', 'batches_per_update',
-             'seed', 'out', 'sync_report', 'plot')
+             'seed', 'out', 'sync_report', 'plot', 'shrink')
 
 def _opt(dest): return '--' + dest.replace('_', '-')
 def _opts(dests): o = [_opt(d) for d in dests]; return ' and '.join([', '.join(o[:-1]), o[-1]] if len(o) > 1 else o)
@@ -196,6 +200,9 @@ def _check(p, a, given):
                     "a sparse --method")
     elif a.method in _FIXED_MASKS and {'every', 'batches_per_update'} & given:
         p.error(f"--every: --method {a.method} never updates its masks on a schedule; drop --every")
+    if a.shrink and a.method not in _SHRINKS:
+        p.error(f"--shrink cuts out the units and channels a method removes, and --method {a.method} removes none; use "
+                f"it with --method {' or '.join(_SHRINKS)}, or drop --shrink")
     if a.method in _OWN_LAYER_SPARSITY and 'distribution' in given:
         p.error(f"--distribution: --method {a.method} sets each layer's sparsity itself; drop --distribution")
     if (nm := nm_sparsity(a.pattern)) is not None:
@@ -263,7 +270,7 @@ def main(argv=None):
             else:
                 res = train(a.method, a.sparsity, a.distribution, a.dataset, a.model, a.epochs, a.bs, a.lr, a.every,
                             a.seed, a.data_path, show_progress=not a.no_progress and sys.stdout.isatty(), pattern=a.pattern, sync_report=a.sync_report,
-                            return_model=a.plot, compute=a.compute)
+                            return_model=a.plot, compute=a.compute, method_args=dict(shrink=True) if a.shrink else None)
         except FileNotFoundError as e: p.error(_data_hint(e))
         except ValueError as e: p.error(str(e))
     if a.grid:

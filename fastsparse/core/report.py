@@ -76,6 +76,16 @@ def _dense_reason(model, name, m) -> str:
     if why: return why
     return 'not sparsified' if isinstance(m, DEFAULT_SPARSE_TYPES) else f"type not selected ({type(m).__name__})"
 
+def _shrink_note(s, rec) -> str:
+    "What `shrink=True` cut out of this weight, and why the removed units still in it stay"
+    out = []
+    full = rec.full_shape
+    if full and tuple(full) != tuple(s.weight.shape):
+        out.append(f"cut from {tuple(full)} while training" + (f" ({len(rec.removed)} output units)" if rec.removed else ''))
+    why = rec.__dict__.get('kept_why')
+    if rec.ablated and why: out.append(f"{len(rec.ablated)} removed units kept in the layer: {why}")
+    return '; '.join(out)
+
 def sparsity_report(model, pattern:str|None=None) -> pd.DataFrame:
     """Per-weight sparsity of a sparse model: name, shape, pattern, target and actual sparsity, nonzeros, turnover (last
     update and total), output units ablated and a note; every other weight of two or more dimensions has a row with why it is dense, and the totals count them"""
@@ -90,6 +100,7 @@ def sparsity_report(model, pattern:str|None=None) -> pd.DataFrame:
         note += f"also {', '.join(also)}" if also and not k else ''
         if rec.sparsity == 0: note = 'masked, kept dense by its layer distribution' + (f'; {note}' if note else '')
         if 'moved so that every normalised row' in rec.source: note += f"; {rec.source.partition('; ')[2]}"
+        note = '; '.join(x for x in (note, _shrink_note(s, rec)) if x)
         rows.append(dict(layer=s.name, shape=tuple(s.weight.shape), pattern=pattern or rec.pattern, target_sparsity=rec.sparsity,
                          sparsity=1 - nnz / n, nonzeros=nnz, numel=n, turnover=rec.turnover,
                          total_turnover=rec.total_turnover, ablated=len(rec.ablated), note=note))

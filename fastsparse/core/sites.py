@@ -32,15 +32,27 @@ def _check_units(units, name) -> list:
         raise ValueError(f"the ablated units of {name} must be a list of non-negative unit indices; got {units!r}")
     return out
 
+def _check_shape(shape, name):
+    "A weight's shape as a tuple of positive ints, or None"
+    if shape is None: return None
+    try: out = tuple(int(n) for n in shape)
+    except (TypeError, ValueError): out = ()
+    if not out or any(n < 1 for n in out):
+        raise ValueError(f"the full shape of {name} must be a list of positive sizes (or None); got {shape!r}")
+    return out
+
 class SparseRecord:
     "What fastsparse knows about one sparse weight, in one place; `state_dict()` is what checkpoints save of it"
-    saved = ('name', 'sparsity', 'pattern', 'source', 'constraint', 'layout', 'turnover', 'total_turnover', 'ablated')
+    saved = ('name', 'sparsity', 'pattern', 'source', 'constraint', 'layout', 'turnover', 'total_turnover', 'ablated', 'removed',
+             'full_shape')
     def __init__(self, name:str, sparsity:float=0., pattern:str='unstructured', source:str='', constraint=None,
-                 layout:str='bool', turnover:int=0, total_turnover:int=0, ablated=()):
+                 layout:str='bool', turnover:int=0, total_turnover:int=0, ablated=(), removed=(), full_shape=None):
         self.name, self.sparsity, self.pattern, self.source = str(name), float(sparsity), str(pattern), str(source)
         self.constraint, self.layout, self.turnover = constraint, _check_layout(layout), int(turnover)
         self.total_turnover = int(total_turnover)   # summed over every update since the mask was made
         self.ablated = _check_units(ablated, name)  # output units removed for good (SRigL's ablation, Chase's channels)
+        self.removed = _check_units(removed, name)  # output units cut out of the layer while training (`shrink=True`), numbered as in `full_shape`
+        self.full_shape = _check_shape(full_shape, name)   # the weight's shape before any unit was cut out of it (None: none was)
         self.dense_grad = False     # not saved: the gradient reaches the optimizer unmasked (`set_dense_grads`)
         self._active = None         # not saved: (mask buffer, its version and storage, flat indices of its kept weights)
         self._fmask = None          # not saved: (mask buffer, its version, a float copy) for masking gradients on the CPU

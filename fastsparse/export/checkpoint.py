@@ -17,6 +17,7 @@ from ..ops.masks import n_mask_bytes, pack_mask, unpack_mask
 from ..core.hooks import enforce_masks, SparseHooks, _get_model
 from ..core.sites import masked_sites, SparseRecord, _canonical, _fill_aliases, _records
 from ..core.sparsify import apply_masks, _undo_on_error
+from ..core.shrink import shrink_to_records_
 
 # %% auto #0
 __all__ = ['CHECKPOINT_HINT', 'CHECKPOINT_FORMAT', 'SAFETENSORS_FORMAT', 'sparse_records', 'save_model', 'masks_from_state_dict',
@@ -249,6 +250,14 @@ def _load_state(model:nn.Module, model_state:dict, records:dict, strict:bool=Tru
                 strict_masks:bool|None=None, then=None) -> SparseHooks:
     "Load `model_state` (and the masks' `records`) into `model`, creating the masks it lacks, then call `then`; a failure leaves the model as it was"
     model_state, records = _upgrade_layouts(model, model_state, records)
+    cut = shrink_to_records_(model, records)        # trained with shrink=True: a full-size model loses the same units first
+    try: return _load_checked(model, model_state, records, strict, packed, strict_masks, then)
+    except BaseException:
+        if cut is not None: cut.undo_()
+        raise
+
+def _load_checked(model, model_state, records, strict, packed, strict_masks, then) -> SparseHooks:
+    "`_load_state` on a model whose units are cut to fit the checkpoint: check, then load"
     found = _checkpoint_masks(model, model_state)
     missing = {s.name for s in masked_sites(model)} - set(found)
     if (strict if strict_masks is None else strict_masks) and missing:

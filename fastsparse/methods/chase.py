@@ -21,6 +21,15 @@ from .srigl import ablate_units_, UnitRemovingUpdater, _rows
 __all__ = ['Chase']
 
 # %% ../../nbs/03h_methods.chase.ipynb #37e7b4d8
+def _n_units(l) -> int:
+    "The output units layer `l` had before any was cut out of it (`shrink=True`)"
+    full = l.site.record.full_shape
+    return full[0] if full else l.weight.shape[0]
+
+def _n_gone(l) -> int:
+    "The channels layer `l` has lost: removed and masked, or cut out"
+    return len(l.site.record.ablated) + len(l.site.record.removed)
+
 def _in_range(v, lo, hi) -> bool:
     try: return not isinstance(v, (bool, str)) and lo <= float(v) <= hi
     except (TypeError, ValueError): return False
@@ -63,7 +72,7 @@ class Chase(UnitRemovingUpdater):
                          for c in k.consumers if c in by_name] if l.removable else []
         for l, f in zip(self.layers, self._fractions()): l.fraction = f
         self.per_layer = isinstance(self.channel_sparsity, dict) or self.channel_ranking == 'layer'
-        self.n_channels = sum(l.weight.shape[0] for l in self.layers if l.removable)
+        self.n_channels = sum(_n_units(l) for l in self.layers if l.removable)
         cs = self.channel_sparsity
         if not self.n_channels and (any(v > 0 for v in cs.values()) if isinstance(cs, dict) else cs > 0):
             why = self.trace_error or '; '.join(f"{l.link.name} {l.link.reason}" for l in self.layers if l.link is not None)[:300]
@@ -110,11 +119,11 @@ class Chase(UnitRemovingUpdater):
 
     def _floor(self, l) -> int:
         "The fewest channels layer `l` keeps: `min_channels` of what its channel sparsity leaves, and at least one"
-        return max(1, int(l.weight.shape[0] * (1 - l.fraction) * self.min_channels))
+        return max(1, int(_n_units(l) * (1 - l.fraction) * self.min_channels))
 
     def layer_targets(self, pos:float) -> list:
         "How many channels each layer has lost at `pos` when each layer loses its own share (0 where none can go)"
-        return [min(int(round(self._ramp(pos, l.fraction) * l.weight.shape[0])), l.weight.shape[0] - self._floor(l))
+        return [min(int(round(self._ramp(pos, l.fraction) * _n_units(l))), _n_units(l) - self._floor(l))
                 if l.removable else 0 for l in self.layers]
 
     def channel_target(self, pos:float) -> int:
@@ -125,7 +134,10 @@ class Chase(UnitRemovingUpdater):
     def _live_by_umm(self, i:int) -> list:
         "Layer `i`'s channels that are still there, as (UMM, layer, channel), lowest UMM first"
         s = self.layers[i].site
-        umm, dead = _rows(s.weight.detach()).abs().mean(1).float().tolist(), set(s.record.ablated)
+        full, w = s.record.full_shape, _rows(s.weight.detach()).abs()
+        # the mean over the full row: inputs cut out of it (`shrink=True`) count as the zeros they were
+        umm = (w.sum(1) / math.prod(full[1:]) if full and math.prod(full[1:]) != w.shape[1] else w.mean(1)).float().tolist()
+        dead = set(s.record.ablated)
         return sorted((umm[c], i, c) for c in range(s.weight.shape[0]) if c not in dead)
 
     def remove_channels(self, n:int) -> int:
@@ -143,7 +155,7 @@ class Chase(UnitRemovingUpdater):
         "Remove from each layer `i` its lowest-UMM channels until `targets[i]` are gone; returns how many went"
         chosen = {}
         for i, t in enumerate(targets):
-            want = t - len(self.layers[i].site.record.ablated)
+            want = t - _n_gone(self.layers[i])
             if want > 0: chosen[i] = [c for _, _, c in self._live_by_umm(i)[:want]]
         return self._remove(chosen)
 
@@ -176,12 +188,14 @@ class Chase(UnitRemovingUpdater):
 
     def update_masks(self, drop_frac:float):
         "Remove channels on the ramp, then drop and regrow within the channels and inputs that remain"
+        self.check_shrink()
         pos = self.schedule.position(self.n_steps, self.pct)
-        gone = sum(len(l.site.record.ablated) for l in self.layers if l.removable)
+        gone = sum(_n_gone(l) for l in self.layers if l.removable)
         want = self.channel_target(pos) - gone
         if want > 0 and self.n_channels:
             if self.per_layer: self.remove_layer_channels(self.layer_targets(pos))
             else: self.remove_channels(want)
+            if self.shrink: self.shrink_ablated()             # cut out of the model, with the inputs that read them
         for l in self.layers:
             s, w = l.site, l.weight
             if bool(s.mask.all()): continue

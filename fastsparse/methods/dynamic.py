@@ -51,12 +51,14 @@ class SparseUpdater:
     skip_gradients = False      # skip the optimizer step of each update step (`None` in `__init__`: the class's value)
     default_schedule = {}       # the `MaskSchedule` arguments when no schedule is given (`every`, `start`, `end` win)
     default_pattern = None      # the pattern of the masks it makes for a model without masks (None: unstructured)
+    can_shrink = False          # whether it removes whole units, which `shrink=True` cuts out of the live model
     def __init__(self, schedule:MaskSchedule|None=None, skip_gradients:bool|None=None, *,
                  sparsity:float|None=None,     # make masks at this sparsity for a model that has none, when training starts
                  distribution=None,            # their layer sparsities: a name in `DISTRIBUTIONS`, `f(params, sparsity)` or a dict
                  sparse_modules=None,          # the modules whose masked weights it works on (default: every masked weight)
                  every=None, start=None, end=None,   # the schedule, instead of `schedule`
                  compute:str|None=None,        # 'sparse': masked Linears compute over their active weights ('auto', 'dense'; `set_compute`)
+                 shrink:bool=False,            # cut the units it removes out of the model as they go (Chase, SRigL; see `core.shrink`)
                  **kwargs):                    # the schedule's deprecated names (`batches_per_update`, `stop_pct`, ...)
         given = schedule_args(type(self).__name__, kwargs, every=every, start=start, end=end)
         if kwargs: raise TypeError(f"{type(self).__name__} got an unexpected keyword argument {next(iter(kwargs))!r}")
@@ -68,7 +70,12 @@ class SparseUpdater:
             distribution = get_distribution('uniform' if distribution is None else distribution)
         if compute is not None and compute not in COMPUTE_MODES:
             raise ValueError(f"compute must be one of {', '.join(map(repr, COMPUTE_MODES))}; got {compute!r}")
+        if not isinstance(shrink, bool): raise TypeError(f"shrink must be True or False; got {shrink!r}")
+        if shrink and not self.can_shrink:
+            raise ValueError(f"{type(self).__name__} removes no whole unit or channel, so shrink=True would have nothing to cut "
+                             "out: shrink works with the methods that remove units, 'chase' and 'srigl'")
         self.sparsity, self.distribution, self.sparse_modules, self.compute = sparsity, distribution, sparse_modules, compute
+        self.shrink = shrink
         self.sites, self.layers, self.opt, self.pct, self.sharded = [], [], None, 0., False
         self._reset()
 
@@ -475,10 +482,12 @@ class DynamicSparseUpdater(SparseUpdater):
         for l in self.summed:
             w, t = l.weight, l.grad_sum
             if t is None or w.grad is None or not bool(torch.isfinite(t).all()): continue   # an overflowed step: this step's
-            saved.append((w, w.grad)); w.grad = t
+            saved.append([w, w.grad]); w.grad = t
+        self._stash = saved                 # (a method that cuts units out while it scores cuts these too)
         try: yield
         finally:
             for w, g in saved: w.grad = g
+            self._stash = []
 
     def update_masks(self, drop_frac:float):
         "Drop `drop_frac` of each layer's active weights and regrow as many (redistributed when asked); dense layers stay as they are"

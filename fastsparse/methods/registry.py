@@ -30,6 +30,7 @@ class Method:
     label: str = ''                  # its name in the grid's table
     grid: tuple = ()                 # the layer distributions of its rows in the grid
     required: tuple = ()             # arguments it cannot do without ('sparsity': a target it prunes to)
+    removes_units: bool = False      # it removes whole units or channels, which `shrink=True` cuts out while training
 
     def load(self):
         "The class (or function) that implements the method: the one import of torch the registry makes"
@@ -41,7 +42,8 @@ class Method:
 METHODS: dict = {}
 
 def register_method(name:str, kind:str, target:str, doc:str='', pattern:str|None=None, interval:int|None=None,
-                    fixed:bool=False, own_distribution:bool=False, label:str='', grid=(), required=(), **options) -> Method:
+                    fixed:bool=False, own_distribution:bool=False, label:str='', grid=(), required=(), removes_units:bool=False,
+                    **options) -> Method:
     "Add (or replace) the method `name`: its updater `target` ('module:Class') is made with `options` by `make_updater`"
     if kind not in KINDS: raise ValueError(f"kind must be one of {', '.join(map(repr, KINDS))}; got {kind!r}")
     if not isinstance(name, str) or not name or name != name.lower() or any(c.isspace() for c in name):
@@ -49,7 +51,7 @@ def register_method(name:str, kind:str, target:str, doc:str='', pattern:str|None
     if isinstance(target, str) and ':' not in target or not (isinstance(target, str) or callable(target)):
         raise ValueError(f"target is 'package.module:Class', the import path of the method's updater (or the class); got {target!r}")
     METHODS[name] = m = Method(name, kind, target, doc, dict(options), pattern, interval, fixed, own_distribution,
-                               label or name, tuple(grid), tuple(required))
+                               label or name, tuple(grid), tuple(required), bool(removes_units))
     return m
 
 # %% ../../nbs/03_methods.registry.ipynb #4afd985f
@@ -74,10 +76,10 @@ register_method('rigl', 'dynamic', 'fastsparse.methods.dynamic:RigL', 'RigL: dro
                 label='RigL', grid=('uniform', 'erk'))
 register_method('srigl', 'dynamic', 'fastsparse.methods.srigl:SRigL',
                 'SRigL: RigL under constant fan-in, ablating units with few salient weights', pattern='constant_fan_in',
-                interval=100, label='SRigL', grid=('erk',))
+                interval=100, label='SRigL', grid=('erk',), removes_units=True)
 register_method('chase', 'dynamic', 'fastsparse.methods.chase:Chase',
                 'Chase: RigL while the channels of lowest mean magnitude are removed (to 30%)', interval=100,
-                label='Chase', grid=('erk',))
+                label='Chase', grid=('erk',), removes_units=True)
 register_method('granet', 'dynamic', 'fastsparse.methods.granet:GraNet',
                 'GraNet: prune |w| across layers on a cubic ramp (from 50%), regrow by |gradient| at each update',
                 interval=100, label='GraNet', grid=('erk',), required=('sparsity',))

@@ -6,7 +6,7 @@ Docs: https://fastsparse.github.io/fastsparse/methods.srigl.html.md"""
 
 # %% ../../nbs/03g_methods.srigl.ipynb #78f88bd6
 from __future__ import annotations
-import math
+import math, warnings
 import torch
 from ..ops.masks import mask_, n_ones
 from ..ops.select import top_k_mask
@@ -16,6 +16,7 @@ from ..core.graph import channel_links, ChannelLink
 from ..core.report import record_update
 from .dynamic import RigL, _check_option, _check_score
 from ..core.commit import _weight_states, zero_opt_state_, commit_mask_
+from ..core.shrink import ShrinkPlan, _refuse_wrapped
 
 # %% auto #0
 __all__ = ['unit_tensors', 'zero_ablated_', 'ablate_units_', 'UnitRemovingUpdater', 'SRigL', 'fan_ins']
@@ -69,9 +70,20 @@ def ablate_units_(site, units, tensors:list=(), opt=None) -> list:
 # %% ../../nbs/03g_methods.srigl.ipynb #391b73c2
 class UnitRemovingUpdater(RigL):
     "RigL whose layers lose output units for good: keeps each layer's budget and its removed units' bias and BatchNorm at zero"
+    can_shrink = True
     def setup(self):
         super().setup()
-        links, self.trace_error = channel_links(self.model)
+        if self.shrink:
+            _refuse_wrapped(self.model)
+            if self.sharded or world_size() > 1:
+                raise ValueError(f"{type(self).__name__}: shrink=True resizes layers while training, which a model trained on "
+                                 "several processes cannot follow (each keeps buffers sized for the full layers): train "
+                                 "with shrink=False and cut the removed units out after training with condense(model)")
+        self.links, self.trace_error = channel_links(self.model)
+        links = self.links
+        if self.shrink and self.trace_error:
+            warnings.warn(f"shrink=True cuts nothing out of this model: {self.trace_error}; its layers "
+                          f"{', '.join(l.name for l in self.layers)} keep their removed units, masked", UserWarning)
         for l in self.layers:
             l.link = links.get(l.name)                          # how its output units reach the layers that read them
             l.extras = unit_tensors(l.site, l.link, self.model) # its bias and BatchNorm entries, one per output unit
@@ -80,6 +92,28 @@ class UnitRemovingUpdater(RigL):
     def started(self):
         super().started()
         for l in self.layers: zero_ablated_(l.site, l.extras, self.opt)
+        if self.shrink: self.shrink_ablated()
+
+    def check_shrink(self):
+        "Before an update changes a mask: refuse now what cutting units out would refuse (optimizer state it cannot cut)"
+        if not self.shrink or self.trace_error: return
+        one = {l.name: [0] for l in self.layers if l.link is not None and l.link.sliceable and l.weight.shape[0] > 1}
+        if one: ShrinkPlan(self.model, one, self.opt, self.links)         # made to check, never applied
+
+    def shrink_ablated(self, layers:list|None=None) -> ShrinkPlan|None:
+        "Cut the removed units of `layers` (default: all) that can go out of the model now, with their optimizer state"
+        layers = self.layers if layers is None else layers
+        units = {l.name: l.site.record.ablated for l in layers if l.site.record.ablated and l.site.pname == 'weight'
+                 and l.site.perm is None and l.site.owner is l.site.user}
+        if not units or self.trace_error: return None
+        plan = ShrinkPlan(self.model, units, self.opt, self.links)   # checks everything: an error leaves all as it was
+        plan.apply_()
+        for pair in getattr(self, '_stash', None) or []: pair[1] = plan.cut(pair[0], pair[1])   # the step's gradients
+        for l in self.layers:
+            if getattr(l, 'grad_sum', None) is not None: l.grad_sum = plan.cut(l.weight, l.grad_sum)
+        for l in layers:
+            if l.name in plan.kept: l.site.record.__dict__['kept_why'] = plan.kept[l.name]   # for `sparsity_report`
+        return plan
 
     def after_step(self):
         super().after_step()
@@ -110,6 +144,7 @@ class SRigL(UnitRemovingUpdater):
 
     def update_masks(self, drop_frac:float):
         "Rewire every layer under constant fan-in, ablating units with too few salient weights"
+        self.check_shrink()
         for l in self.layers:
             s = l.site
             if bool(s.mask.all()): continue                    # a layer kept dense
@@ -123,6 +158,7 @@ class SRigL(UnitRemovingUpdater):
             if s.perm is None and set(dead) - set(s.record.ablated):
                 s.record.ablated = sorted(set(s.record.ablated) | set(dead))
                 zero_ablated_(s, l.extras, self.opt)
+                if self.shrink: self.shrink_ablated([l])        # before the layers that read it are rewired
         self.n_updates += 1
 
     def _rewire(self, s, keep, grow, drop_frac, budget, ablatable, most=None):
@@ -139,10 +175,11 @@ class SRigL(UnitRemovingUpdater):
             sal = top_k_mask(ks, min(n_keep, int((live[:, None] & mask).sum())), within=mask & live[:, None])
             sal |= top_k_mask(gs, min(n_drop, int(live.sum()) * F_), within=live[:, None].expand_as(mask).contiguous())
             counts = sal.sum(1)
-            k0 = budget // R
+            full = s.record.full_shape                          # cut while training (`shrink`): as the full layer counts
+            k0 = budget // (full[0] if full else R)
             thr = max(1, int(self.gamma_sal * k0))
             cand = (live & (counts < thr)).nonzero().flatten()
-            most = int(live.sum()) - max(1, math.ceil(budget / F_))
+            most = int(live.sum()) - max(1, math.ceil(budget / (math.prod(full[1:]) if full else F_)))
             if most > 0 and cand.numel():
                 order = torch.argsort(counts[cand].float() * (R + 1) + cand.float())   # fewest salient first, then by index
                 live[cand[order[:most]]] = False
