@@ -33,6 +33,9 @@ def _check_compact(model:nn.Module, opt, updater):
                "step: its optimizer state cannot be kept compact; leave compact=False")
     if why is None and type(updater).__name__ == 'TopKAST':
         why = "Top-KAST steps weights outside its forward masks: its optimizer state cannot be kept compact; leave compact=False"
+    if why is None and getattr(updater, 'shrink', False):
+        why = ("shrink=True cuts layers (and their optimizer state) while training, and compact optimizer state does not "
+               "follow the cuts: use one of the two")
     if why is None and any(is_sharded(p) for p in model.parameters()):
         why = "compact optimizer state does not take sharded (FSDP2) weights; leave compact=False"
     if why is not None: raise ValueError(why)
