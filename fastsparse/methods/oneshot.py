@@ -7,6 +7,7 @@ Docs: https://fastsparse.github.io/fastsparse/methods.oneshot.html.md"""
 # %% ../../nbs/03e_methods.oneshot.ipynb #1fa1d0d5
 from __future__ import annotations
 import math, time
+from contextlib import contextmanager
 import torch, torch.nn as nn
 import pandas as pd
 from fastprogress.fastprogress import progress_bar
@@ -54,6 +55,22 @@ def wanda_mask(w:torch.Tensor, in_norm:torch.Tensor, sparsity:float, pattern='un
     if isinstance(pat, NM): return pat.mask(score)
     raise ValueError(f"wanda compares weights within each output row: use 'unstructured' or an N:M pattern; got {pat}")
 
+# %% ../../nbs/03e_methods.oneshot.ipynb #dbb52935
+@contextmanager
+def _full_fp32():
+    "Within it, float32 matrix products run in full float32 (no TF32); the user's setting, old API or new, comes back after"
+    try: old = torch.get_float32_matmul_precision()
+    except RuntimeError: old = None              # set through torch's newer per-backend API: restore that one
+    if old is not None:
+        torch.set_float32_matmul_precision('highest')
+        try: yield
+        finally: torch.set_float32_matmul_precision(old)
+    else:
+        m = torch.backends.cuda.matmul
+        prev, m.fp32_precision = m.fp32_precision, 'ieee'
+        try: yield
+        finally: m.fp32_precision = prev
+
 # %% ../../nbs/03e_methods.oneshot.ipynb #8433971b
 def _inverse_hessian_factor(H:torch.Tensor, damp:float) -> torch.Tensor:
     "The upper Cholesky factor of the inverse of `H` dampened by `damp` times its mean diagonal, as the reference computes it (more dampening, in float64, when that fails)"
@@ -73,6 +90,7 @@ def _inverse_hessian_factor(H:torch.Tensor, damp:float) -> torch.Tensor:
     raise ValueError("the layer's input Hessian is not positive definite even after dampening: its calibration inputs are degenerate")
 
 # %% ../../nbs/03e_methods.oneshot.ipynb #91f547dc
+@_full_fp32()
 def sparsegpt_prune(w:torch.Tensor, H:torch.Tensor, sparsity:float, pattern='unstructured', blocksize:int=128,
                     damp:float=0.01) -> tuple:
     """(weights, mask) of `w` (out, in) pruned to `sparsity` by SparseGPT: columns in order, each pruned weight's error
@@ -121,6 +139,7 @@ class LayerInputs:
         self.n, self.n_samples, self.n_in = 0, 0, n_in
         self.sq = torch.zeros(n_in, dtype=torch.float64, device=device)
         self.H = torch.zeros(n_in, n_in, device=device) if hessian else None
+    @_full_fp32()
     def add(self, x:torch.Tensor):
         "Take the inputs `x` (..., n_in): one row per token; a 2-d `x` is one sample, the first dimension of a longer one its samples"
         if x.shape[-1] != self.n_in:
