@@ -33,6 +33,15 @@ _EVENTS = ('after_create', 'before_fit', 'before_epoch', 'before_train', 'before
            'after_cancel_batch', 'after_batch', 'after_cancel_train', 'after_train', 'before_validate',
            'after_cancel_validate', 'after_validate', 'after_cancel_epoch', 'after_epoch', 'after_cancel_fit', 'after_fit')
 
+def _refuse_legacy_fp16(learn):
+    "fastai's legacy `to_non_native_fp16()` is refused, before anything changes: its float32 master weights escape the masks"
+    from fastai.callback.fp16 import NonNativeMixedPrecision
+    if any(isinstance(cb, NonNativeMixedPrecision) for cb in getattr(learn, 'cbs', ())):
+        raise ValueError("fastsparse cannot train with fastai's to_non_native_fp16() (NonNativeMixedPrecision): it steps float32 "
+                         "master copies of the weights that the masks do not reach (dropped weights come back at the next step, "
+                         "masked weights drift, the optimizer's state belongs to the copies); use learn.to_fp16() (PyTorch's "
+                         "native mixed precision) or learn.to_bf16() instead")
+
 class SparseCallback(Callback):
     "A fastai callback that drives a `SparseUpdater` (`self.updater`) at fastai's events"
     order = GradientClip.order + 1
@@ -63,6 +72,7 @@ class SparseCallback(Callback):
         # state, the masks and the processes alone (no broadcast, so that one process may validate on its own)
         self._fitting = _in_fit()
         if not self._fitting: return
+        _refuse_legacy_fp16(self.learn)
         self.hooks = self.sparsify(self.learn.model)
         resume = getattr(self.learn, 'sparse_state', None)
         state = resume.pop(type(self).__name__, None) if isinstance(resume, dict) else None
@@ -176,6 +186,7 @@ class STECallback(Callback):
         self.algorithm, self.exclude, self.finalize = algorithm, exclude, finalize
     def before_fit(self): self.active = False
     def before_train(self):                      # not before_fit: `learn.validate()` runs that one too
+        _refuse_legacy_fp16(self.learn)
         model = self.learn.model
         if not is_ste(model):
             sites = masked_sites(model)
