@@ -42,6 +42,12 @@ def _refuse_legacy_fp16(learn):
                          "masked weights drift, the optimizer's state belongs to the copies); use learn.to_fp16() (PyTorch's "
                          "native mixed precision) or learn.to_bf16() instead")
 
+class _BeforeClip(Callback):
+    "Calls the updater's `before_clip` after `MixedPrecision` unscales the gradients and before `GradientClip` clips them"
+    order = GradientClip.order - 0.5
+    def __init__(self, updater): self.updater = updater
+    def before_step(self): self.updater.before_clip()
+
 class SparseCallback(Callback):
     "A fastai callback that drives a `SparseUpdater` (`self.updater`) at fastai's events"
     order = GradientClip.order + 1
@@ -84,6 +90,10 @@ class SparseCallback(Callback):
                            total_steps=total, state=state, sites=self.select_sites(masked_sites(self.learn.model)))
         if self.add_recorder and not hasattr(self.learn, 'sparsity_recorder'):
             rec = SparsityRecorder(); self.learn.add_cb(rec); rec('before_fit')   # this event's list is already made
+        # a callback between the unscaling and this one (GradientClip) reads the gradients: it gets the masked ones
+        if any(_BeforeClip.order < getattr(cb, 'order', 0) < self.order for cb in self.learn.cbs) and not any(
+                isinstance(cb, _BeforeClip) and cb.updater is self.updater for cb in self.learn.cbs):
+            self.learn.add_cb(_BeforeClip(self.updater))
 
     def before_step(self):
         if self.updater.before_step(self.learn.pct_train): raise CancelStepException()   # the step is skipped
@@ -96,6 +106,7 @@ class SparseCallback(Callback):
         self._trained = False
     def after_fit(self):
         if not getattr(self, '_fitting', True): return
+        for cb in [cb for cb in self.learn.cbs if isinstance(cb, _BeforeClip) and cb.updater is self.updater]: self.learn.remove_cb(cb)
         self.updater.finish()
         if self.hooks is not None: self.learn.sparse_hooks = self.hooks
         self._left = self.updater.state_dict()
