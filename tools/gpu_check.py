@@ -199,7 +199,8 @@ def run_notebooks(nbs:list, flags:str, budget:float, workers:int, dry:bool) -> d
            *(['--flags', flags] if flags else []), *map(str, nbs)]
     t = time.time()
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=budget, cwd=ROOT)
+        env = {**os.environ, 'CUBLAS_WORKSPACE_CONFIG': os.environ.get('CUBLAS_WORKSPACE_CONFIG', ':4096:8')}   # deterministic resume
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=budget, cwd=ROOT, env=env)
         out, status = r.stdout + r.stderr, 'ok' if r.returncode == 0 else 'failed'
     except subprocess.TimeoutExpired as e:
         out, status = ((e.stdout or b'').decode() if isinstance(e.stdout, bytes) else (e.stdout or '')) + \
