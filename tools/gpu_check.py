@@ -19,7 +19,8 @@ is set (the device tool brings that folder back), else into `bench/gpu/`. Back h
 
     python tools/gpu_check.py --report       # bench/GPU.md from bench/gpu/*.json; prints the README rows to add
 
-Parts 1 and 2 take about 10 minutes of device time with the machine's start; part 3 about 8 more.
+Parts 1 and 2 take about 13 minutes of device time with the machine's start (a loan of 15 minutes: run them
+back to back, then give the machine back); part 3 about 8 more, for a longer loan.
 
     python tools/gpu_check.py --dry-run      # every step on the CPU, tiny sizes, in under 2 minutes (CI runs it)
 """
@@ -248,9 +249,9 @@ def bench_resnet18(dev, tiny):
     from fastsparse.loop.optim import sparse_optimizer
     torch.manual_seed(0)
     torch.backends.cudnn.benchmark = True
-    bs, steps, repeats = (8, 2, 2) if tiny else (256, 10, 5)
+    bs, steps, repeats, size = (4, 1, 2, 16) if tiny else (256, 10, 5, 32)
     base = _resnet('resnet18', 10).to(dev)
-    x, y = torch.randn(bs, 3, 32, 32, device=dev), torch.randint(0, 10, (bs,), device=dev)
+    x, y = torch.randn(bs, 3, size, size, device=dev), torch.randint(0, 10, (bs,), device=dev)
     runs = {}
     for v in ('dense', 'static', 'rigl', 'rigl-step'):
         m = copy.deepcopy(base)
@@ -417,7 +418,7 @@ def run_benches(budget:float, dry:bool) -> list:
     return rows
 
 # --- the parts ----------------------------------------------------------------------------------------------------
-PART_BUDGET = {1: 270, 2: 330, 3: 480}
+PART_BUDGET = {1: 400, 2: 300, 3: 480}
 
 def run_part(part:int, budget:float|None, dry:bool, out:Path) -> dict:
     t = time.time()
@@ -515,7 +516,7 @@ def main(argv=None):
     g.add_argument('--dry-run', action='store_true', help='every part on the CPU with tiny sizes, into a temporary folder')
     g.add_argument('--step', choices=list(BENCHES), help=argparse.SUPPRESS)
     p.add_argument('--tiny', action='store_true', help=argparse.SUPPRESS)
-    p.add_argument('--budget', type=float, help='seconds for the part (default: 270, 330 and 480 for parts 1, 2 and 3)')
+    p.add_argument('--budget', type=float, help='seconds for the part (default: 400, 300 and 480 for parts 1, 2 and 3)')
     a = p.parse_args(argv)
     if a.step: return run_step(a.step, a.tiny)
     if a.prepare: prepare(); return 0
