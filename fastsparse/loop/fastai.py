@@ -82,12 +82,15 @@ class SparseCallback(Callback):
         self.hooks = self.sparsify(self.learn.model)
         resume = getattr(self.learn, 'sparse_state', None)
         state = resume.pop(type(self).__name__, None) if isinstance(resume, dict) else None
+        scaler_state = resume.pop('GradScaler', None) if isinstance(resume, dict) else None
         if state is not None and state is getattr(self, '_left', None): state = None   # this callback's own last fit: a new fit
         # starts the schedule afresh (fastai's `fine_tune` is two fits); a state that `learn.load` brought resumes
         dls = getattr(self.learn, 'dls', None)
         total = getattr(self.learn, 'total_steps', None) or (self.n_epoch * len(dls.train) if dls is not None else None)
         self.updater.start(self.learn.model, self.learn.opt, n_epoch=getattr(self.learn, 'n_epoch', None),
                            total_steps=total, state=state, sites=self.select_sites(masked_sites(self.learn.model)))
+        if state is not None and scaler_state is not None and hasattr(getattr(self.learn, 'scaler', None), 'load_state_dict'):
+            self.learn.scaler.load_state_dict(scaler_state)     # the loss scale of the saved run (MixedPrecision made a fresh one)
         if self.add_recorder and not hasattr(self.learn, 'sparsity_recorder'):
             rec = SparsityRecorder(); self.learn.add_cb(rec); rec('before_fit')   # this event's list is already made
         # a callback between the unscaling and this one (GradientClip) reads the gradients: it gets the masked ones
