@@ -269,7 +269,7 @@ def bench_resnet18(dev, tiny):
     d = t['dense'][0]
     rows = [dict(method=k, step_ms=_ms(m / steps), over_dense=round(m / d, 3), spread=f"{lo / d:.2f}-{hi / d:.2f}")
             for k, (m, lo, hi) in t.items()]
-    return dict(batch=bs, rows=rows)
+    return dict(batch=bs, size=size, rows=rows)
 
 def bench_resnet50_update(dev, tiny):
     "One RigL mask update (drop and regrow 30%) over ResNet-50's weights at 90% ERK, against one training step at batch 32"
@@ -457,7 +457,8 @@ def readme_rows(parts:dict) -> list:
     out = []
     if b.get('resnet18'):
         r = {x['method']: x for x in b['resnet18']['rows']}
-        out.append(f"- ResNet-18 (32x32) step at batch {b['resnet18']['batch']} over dense ({where}): " +
+        sz = b['resnet18'].get('size', 32)
+        out.append(f"- ResNet-18 ({sz}x{sz}) step at batch {b['resnet18']['batch']} over dense ({where}): " +
                    ', '.join(f"{k} {v['over_dense']}x ({v['spread']})" for k, v in r.items() if k != 'dense'))
     if b.get('resnet50_update'):
         r = b['resnet50_update']
