@@ -11,10 +11,17 @@ from pathlib import Path
 from .train import folder, fraction, nm_sparsity, output_folder, pattern, positive_float, positive_int, seed
 
 # %% auto #0
-__all__ = ['METHODS', 'parse_args', 'calibration_windows', 'main']
+__all__ = ['METHODS', 'DTYPES', 'device_name', 'parse_args', 'calibration_windows', 'main']
 
 # %% ../../nbs/07b_cli.prune.ipynb #79e2b7e6
 METHODS = ('magnitude', 'wanda', 'sparsegpt')
+DTYPES = ('float32', 'bfloat16', 'float16')
+
+def device_name(s:str) -> str:
+    "A device for `--device`: cpu, cuda or cuda:N (checked against the machine when the command runs)"
+    import re
+    if not re.fullmatch(r'cpu|cuda(:\d+)?', s): raise argparse.ArgumentTypeError(f"use cpu, cuda or cuda:N; got {s!r}")
+    return s
 
 _EXAMPLES = """examples:
   fastsparse-prune gpt2-dir --method wanda --sparsity 0.5 --calibration train.txt --out gpt2-wanda50
@@ -42,6 +49,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument('--prune-head', action='store_true', help='prune the LM head too (left dense by default)')
     p.add_argument('--tokenizer', choices=('auto', 'bytes'), default='auto',
                    help="auto: the model folder's tokenizer, else bytes; bytes: one token per byte")
+    p.add_argument('--device', type=device_name, default='cpu',
+                   help='where to prune: cpu (default), cuda or cuda:N; the model is loaded there and the batches follow it')
+    p.add_argument('--dtype', choices=DTYPES, default='float32',
+                   help='the precision to prune in (default: float32); bfloat16 halves the memory of a GPU run')
     p.add_argument('--no-progress', action='store_true', help='no progress bar')
     a = p.parse_args(argv)
     if a.pattern not in ('unstructured',) and nm_sparsity(a.pattern) is None:
@@ -113,7 +124,11 @@ def main(argv=None) -> int:
     T.logging.set_verbosity_error()
     t0 = time.perf_counter()
     try:
-        model = _load_model(a.model_dir).eval()
+        dev = torch.device(a.device)
+        if dev.type == 'cuda' and (not torch.cuda.is_available() or (dev.index or 0) >= torch.cuda.device_count()):
+            raise ValueError(f"--device {a.device}: this machine has {torch.cuda.device_count()} CUDA devices" +
+                             ('' if torch.cuda.is_available() else ' (PyTorch sees no GPU)'))
+        model = _load_model(a.model_dir).to(dev, getattr(torch, a.dtype)).eval()      # the batches follow it there
         batches, tok = None, None
         if a.calibration is not None:
             ids, tok = _tokenize(a, model)

@@ -135,13 +135,19 @@ def _keep_normalised_rows_(site, mask:torch.Tensor) -> int:
     if moved: mask.copy_(m.reshape(mask.shape) if d == 'all' else m.reshape(mask.movedim(d, 0).shape).movedim(0, d))
     return moved
 
+def _backup(t:torch.Tensor) -> torch.Tensor:
+    "A copy of `t` to roll back to: in host memory when `t` is a plain tensor on an accelerator, so a rollback costs no device memory"
+    d = t.detach()
+    if d.device.type not in ('cpu', 'meta') and type(d) is torch.Tensor: return d.to('cpu', copy=True)
+    return d.clone()
+
 @contextmanager
 def _undo_on_error(model:nn.Module, tensors=None):
     "If the block raises, put back `model`'s buffers, records and hooks and the values of `tensors` (default: all of them)"
     mods = [(m, dict(m._buffers), {k: (r, r.state_dict()) for k, r in _records(m).items()}, dict(m._forward_pre_hooks))
             for m in model.modules()]
     ts = [*model.parameters(), *model.buffers()] if tensors is None else tensors
-    saved = [(t, t.detach().clone(), dict(t._post_accumulate_grad_hooks or {})) for t in {id(t): t for t in ts}.values()]
+    saved = [(t, _backup(t), dict(t._post_accumulate_grad_hooks or {})) for t in {id(t): t for t in ts}.values()]
     try: yield
     except BaseException:
         with torch.no_grad():

@@ -276,7 +276,9 @@ def _load_checked(model, model_state, records, strict, packed, strict_masks, the
 def _load(file, model, opt=None, with_opt:bool=True, device=None, strict:bool=True, packed:bool|None=None,
           **torch_load_kwargs):
     if isinstance(device, int): device = torch.device('cuda', device)
-    elif device is None: device = 'cpu'
+    elif device is None:        # the model's: an optimizer that keeps its state as given (fastai's) gets it beside its parameters
+        p = next(_bare(model).parameters(), None)
+        device = p.device if p is not None else 'cpu'
     torch_load_kwargs.setdefault('weights_only', True)
     ctx = torch.serialization.safe_globals(_SAFE) if hasattr(torch.serialization, 'safe_globals') else nullcontext()
     with ctx: state = torch.load(file, map_location=device, **torch_load_kwargs)

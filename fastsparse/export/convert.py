@@ -13,6 +13,7 @@ from ..core.hooks import remove_sparse_hooks, _get_model
 from ..core.sites import masked_sites
 from ..core.sparsify import apply_masks, unsparsify_model
 from .layers import inference_layer
+from .semistructured import to_semi_structured
 
 # %% auto #0
 __all__ = ['make_permanent', 'SparseLinear', 'to_sparse_inference']
@@ -68,29 +69,6 @@ def _set_module(model, name, new):
     parent, _, child = name.rpartition('.')
     setattr(model.get_submodule(parent) if parent else model, child, new)
 
-# %% ../../nbs/04b_export.convert.ipynb #7c561494
-def _to_semi_structured(model, sites):
-    from torch.sparse import to_sparse_semi_structured
-    for s in sites:
-        w = s.weight
-        if w.device.type != 'cuda': raise ValueError("semi-structured (2:4) sparse kernels need a CUDA GPU; the model is on "
-                                                     f"{w.device}: use the CSR conversion (semi_structured=False) on the CPU")
-        g = s.mask.reshape(-1, 4) if w.dim() == 2 and w.shape[1] % 4 == 0 else None
-        if g is None or not bool((g.sum(1) == 2).all()):
-            raise ValueError(f"{s.name}: its mask is not 2:4, which the semi-structured kernel needs; prune or train it "
-                             "with pattern='2:4' (unstructured masks cannot be converted)")
-    rows = []
-    for s in sites:
-        lin = s.owner
-        new = nn.Linear(lin.in_features, lin.out_features, bias=lin.bias is not None, device=s.weight.device, dtype=s.weight.dtype)
-        with torch.no_grad():
-            if lin.bias is not None: new.bias.copy_(lin.bias)
-        new.weight = nn.Parameter(to_sparse_semi_structured((s.weight * s.mask).detach()), requires_grad=False)
-        _set_module(model, s.name.rpartition('.')[0], new)
-        rows.append(dict(layer=s.name.rpartition('.')[0], shape=tuple(s.weight.shape), sparsity=0.5, converted=True,
-                         reason='2:4 semi-structured'))
-    return model, pd.DataFrame(rows)
-
 # %% ../../nbs/04b_export.convert.ipynb #73158888
 def _median_time(f, repeats):
     f(); ts = []
@@ -104,7 +82,7 @@ def to_sparse_inference(model, batch_size:int=64, min_speedup:float=1.1, repeats
     model = _get_model(model)
     sites = masked_sites(model)
     if not sites: raise ValueError("the model has no masks: sparsify or prune it first (to_sparse_inference converts masked layers)")
-    if semi_structured: return _to_semi_structured(model, sites)
+    if semi_structured: return to_semi_structured(model)        # its checks, its report: 04f_export.semistructured
     device = sites[0].weight.device
     if device.type != 'cpu':
         raise ValueError(f"CSR inference layers are for the CPU; the model is on {device}: move it with .cpu(), or use "

@@ -17,7 +17,7 @@ from ..core.sites import masked_sites
 from ..export.checkpoint import save_model, _load, _bare, _mask_entry, _SECTIONS, _SAFE
 
 # %% auto #0
-__all__ = ['rng_state', 'set_rng_state']
+__all__ = ['SCALER_KEY', 'rng_state', 'set_rng_state']
 
 # %% ../../nbs/05e_loop.checkpoint.ipynb #98f2ce3b
 def rng_state(learn=None) -> dict:
@@ -45,8 +45,12 @@ def set_rng_state(st:dict, learn=None):
             if s is not None and isinstance(getattr(dl, 'rng', None), random.Random): dl.rng.setstate(s)
 
 # %% ../../nbs/05e_loop.checkpoint.ipynb #9257509b
+SCALER_KEY = 'GradScaler'      # in the schedule section of a checkpoint: the loss scaler's state
+
 def _sparse_cb_state(learn):
     st = {type(cb).__name__: cb.state_dict() for cb in learn.cbs if hasattr(cb, 'state_dict') and hasattr(cb, 'n_steps')}
+    sc = getattr(learn, 'scaler', None)        # mixed precision's loss scale (fastai's to_fp16, during a fit): resumed with it
+    if st and hasattr(sc, 'state_dict') and getattr(sc, 'is_enabled', lambda: False)(): st[SCALER_KEY] = sc.state_dict()
     return st or getattr(learn, 'sparse_state', None)
 
 def _sparse_learner(learn) -> bool:

@@ -23,8 +23,14 @@ def setup_ddp(backend:str|None=None) -> bool:
     "Join the process group `torchrun` described in the environment (gloo on CPU, nccl on CUDA); True if this call made it"
     if num_distrib() <= 1 or (dist.is_available() and dist.is_initialized()): return False
     cuda = torch.cuda.is_available()
-    if cuda: torch.cuda.set_device(int(os.environ.get('LOCAL_RANK', 0)))
-    dist.init_process_group(backend or ('nccl' if cuda else 'gloo'))
+    backend = backend or ('nccl' if cuda else 'gloo')
+    if cuda:
+        local, n_gpu = int(os.environ.get('LOCAL_RANK', 0)), torch.cuda.device_count()
+        if local >= n_gpu and backend == 'nccl':
+            raise RuntimeError(f"process {local} of this machine has no GPU of its own ({n_gpu} visible), and NCCL needs one per "
+                               "process: launch one process per GPU (torchrun --nproc_per_node), or pass backend='gloo'")
+        torch.cuda.set_device(local % n_gpu)        # gloo: processes may share a GPU
+    dist.init_process_group(backend)
     return True
 
 # %% ../../nbs/05f_loop.distributed.ipynb #9feafcf9

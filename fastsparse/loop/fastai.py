@@ -33,6 +33,21 @@ _EVENTS = ('after_create', 'before_fit', 'before_epoch', 'before_train', 'before
            'after_cancel_batch', 'after_batch', 'after_cancel_train', 'after_train', 'before_validate',
            'after_cancel_validate', 'after_validate', 'after_cancel_epoch', 'after_epoch', 'after_cancel_fit', 'after_fit')
 
+def _refuse_legacy_fp16(learn):
+    "fastai's legacy `to_non_native_fp16()` is refused, before anything changes: its float32 master weights escape the masks"
+    from fastai.callback.fp16 import NonNativeMixedPrecision
+    if any(isinstance(cb, NonNativeMixedPrecision) for cb in getattr(learn, 'cbs', ())):
+        raise ValueError("fastsparse cannot train with fastai's to_non_native_fp16() (NonNativeMixedPrecision): it steps float32 "
+                         "master copies of the weights that the masks do not reach (dropped weights come back at the next step, "
+                         "masked weights drift, the optimizer's state belongs to the copies); use learn.to_fp16() (PyTorch's "
+                         "native mixed precision) or learn.to_bf16() instead")
+
+class _BeforeClip(Callback):
+    "Calls the updater's `before_clip` after `MixedPrecision` unscales the gradients and before `GradientClip` clips them"
+    order = GradientClip.order - 0.5
+    def __init__(self, updater): self.updater = updater
+    def before_step(self): self.updater.before_clip()
+
 class SparseCallback(Callback):
     "A fastai callback that drives a `SparseUpdater` (`self.updater`) at fastai's events"
     order = GradientClip.order + 1
@@ -63,17 +78,25 @@ class SparseCallback(Callback):
         # state, the masks and the processes alone (no broadcast, so that one process may validate on its own)
         self._fitting = _in_fit()
         if not self._fitting: return
+        _refuse_legacy_fp16(self.learn)
         self.hooks = self.sparsify(self.learn.model)
         resume = getattr(self.learn, 'sparse_state', None)
         state = resume.pop(type(self).__name__, None) if isinstance(resume, dict) else None
+        scaler_state = resume.pop('GradScaler', None) if isinstance(resume, dict) else None
         if state is not None and state is getattr(self, '_left', None): state = None   # this callback's own last fit: a new fit
         # starts the schedule afresh (fastai's `fine_tune` is two fits); a state that `learn.load` brought resumes
         dls = getattr(self.learn, 'dls', None)
         total = getattr(self.learn, 'total_steps', None) or (self.n_epoch * len(dls.train) if dls is not None else None)
         self.updater.start(self.learn.model, self.learn.opt, n_epoch=getattr(self.learn, 'n_epoch', None),
                            total_steps=total, state=state, sites=self.select_sites(masked_sites(self.learn.model)))
+        if state is not None and scaler_state is not None and hasattr(getattr(self.learn, 'scaler', None), 'load_state_dict'):
+            self.learn.scaler.load_state_dict(scaler_state)     # the loss scale of the saved run (MixedPrecision made a fresh one)
         if self.add_recorder and not hasattr(self.learn, 'sparsity_recorder'):
             rec = SparsityRecorder(); self.learn.add_cb(rec); rec('before_fit')   # this event's list is already made
+        # a callback between the unscaling and this one (GradientClip) reads the gradients: it gets the masked ones
+        if any(_BeforeClip.order < getattr(cb, 'order', 0) < self.order for cb in self.learn.cbs) and not any(
+                isinstance(cb, _BeforeClip) and cb.updater is self.updater for cb in self.learn.cbs):
+            self.learn.add_cb(_BeforeClip(self.updater))
 
     def before_step(self):
         if self.updater.before_step(self.learn.pct_train): raise CancelStepException()   # the step is skipped
@@ -86,6 +109,7 @@ class SparseCallback(Callback):
         self._trained = False
     def after_fit(self):
         if not getattr(self, '_fitting', True): return
+        for cb in [cb for cb in self.learn.cbs if isinstance(cb, _BeforeClip) and cb.updater is self.updater]: self.learn.remove_cb(cb)
         self.updater.finish()
         if self.hooks is not None: self.learn.sparse_hooks = self.hooks
         self._left = self.updater.state_dict()
@@ -176,6 +200,7 @@ class STECallback(Callback):
         self.algorithm, self.exclude, self.finalize = algorithm, exclude, finalize
     def before_fit(self): self.active = False
     def before_train(self):                      # not before_fit: `learn.validate()` runs that one too
+        _refuse_legacy_fp16(self.learn)
         model = self.learn.model
         if not is_ste(model):
             sites = masked_sites(model)

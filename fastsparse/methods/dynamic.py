@@ -162,6 +162,9 @@ class SparseUpdater:
         self._open(pct)
         return False
 
+    def before_clip(self):
+        "After the gradients are unscaled and before they are clipped (fastai's `GradientClip`): nothing, for most methods"
+
     def after_step(self):
         "After the optimizer step: count it (a step skipped before `before_step` is not counted)"
         if not self.stepping: return
@@ -387,10 +390,19 @@ class DynamicSparseUpdater(SparseUpdater):
         self.marks, self.zero_preserving = mask_markers(self.sites, self.opt), zero_preserving(self.opt)
         self._set_pending()
 
+    def before_clip(self):
+        """Before gradient clipping, on a step of the summing window that does not update the masks: the gradients go
+        into the sums and are masked now, so that clipping sees the gradients the optimizer steps with"""
+        if self.summing and not self.pending and not getattr(self, '_clip_ready', False):
+            self._add_grads()
+            if self.mask_grads: mask_grads_([l.site for l in self.summed])
+            self._clip_ready = True
+
     def before_step(self, pct:float) -> bool:
         self._check_layout()
         self.stepping, self.pct, self._updates_before = True, pct, self.n_updates
-        if self.summing:
+        ready, self._clip_ready = getattr(self, '_clip_ready', False), False      # `before_clip` summed this step already
+        if self.summing and not ready:
             self._add_grads()
             if self.mask_grads and not self.pending: mask_grads_([l.site for l in self.summed])   # stepped masked
         if not self.pending:

@@ -7,6 +7,7 @@ Docs: https://fastsparse.github.io/fastsparse/methods.oneshot.html.md"""
 # %% ../../nbs/03e_methods.oneshot.ipynb #1fa1d0d5
 from __future__ import annotations
 import math, time
+from contextlib import contextmanager
 import torch, torch.nn as nn
 import pandas as pd
 from fastprogress.fastprogress import progress_bar
@@ -54,6 +55,22 @@ def wanda_mask(w:torch.Tensor, in_norm:torch.Tensor, sparsity:float, pattern='un
     if isinstance(pat, NM): return pat.mask(score)
     raise ValueError(f"wanda compares weights within each output row: use 'unstructured' or an N:M pattern; got {pat}")
 
+# %% ../../nbs/03e_methods.oneshot.ipynb #dbb52935
+@contextmanager
+def _full_fp32():
+    "Within it, float32 matrix products run in full float32 (no TF32); the user's setting, old API or new, comes back after"
+    try: old = torch.get_float32_matmul_precision()
+    except RuntimeError: old = None              # set through torch's newer per-backend API: restore that one
+    if old is not None:
+        torch.set_float32_matmul_precision('highest')
+        try: yield
+        finally: torch.set_float32_matmul_precision(old)
+    else:
+        m = torch.backends.cuda.matmul
+        prev, m.fp32_precision = m.fp32_precision, 'ieee'
+        try: yield
+        finally: m.fp32_precision = prev
+
 # %% ../../nbs/03e_methods.oneshot.ipynb #8433971b
 def _inverse_hessian_factor(H:torch.Tensor, damp:float) -> torch.Tensor:
     "The upper Cholesky factor of the inverse of `H` dampened by `damp` times its mean diagonal, as the reference computes it (more dampening, in float64, when that fails)"
@@ -73,6 +90,7 @@ def _inverse_hessian_factor(H:torch.Tensor, damp:float) -> torch.Tensor:
     raise ValueError("the layer's input Hessian is not positive definite even after dampening: its calibration inputs are degenerate")
 
 # %% ../../nbs/03e_methods.oneshot.ipynb #91f547dc
+@_full_fp32()
 def sparsegpt_prune(w:torch.Tensor, H:torch.Tensor, sparsity:float, pattern='unstructured', blocksize:int=128,
                     damp:float=0.01) -> tuple:
     """(weights, mask) of `w` (out, in) pruned to `sparsity` by SparseGPT: columns in order, each pruned weight's error
@@ -121,6 +139,7 @@ class LayerInputs:
         self.n, self.n_samples, self.n_in = 0, 0, n_in
         self.sq = torch.zeros(n_in, dtype=torch.float64, device=device)
         self.H = torch.zeros(n_in, n_in, device=device) if hessian else None
+    @_full_fp32()
     def add(self, x:torch.Tensor):
         "Take the inputs `x` (..., n_in): one row per token; a 2-d `x` is one sample, the first dimension of a longer one its samples"
         if x.shape[-1] != self.n_in:
@@ -169,6 +188,15 @@ def _batches(calibration, method:str) -> list:
             raise TypeError(f"calibration batch {i} is a {type(b).__name__}; a batch is a tensor (token ids), a tuple of "
                             "tensors (the model's arguments) or a dict of them (its keyword arguments)")
     return bs
+
+def _to_model_device(model:nn.Module, bs:list) -> list:
+    "The batches, their CPU tensors moved to the model's device when the model is on one accelerator (other mismatches are `_check_ids`'s to report)"
+    devs = {p.device for p in model.parameters()}
+    if len(devs) != 1 or next(iter(devs)).type == 'cpu': return bs
+    dev = next(iter(devs))
+    def mv(t): return t.to(dev) if isinstance(t, torch.Tensor) and t.device.type == 'cpu' else t
+    return [{k: mv(v) for k, v in b.items()} if isinstance(b, dict) else type(b)(mv(t) for t in b)
+            if isinstance(b, (tuple, list)) else mv(b) for b in bs]
 
 def _ids(b): return b.get('input_ids') if isinstance(b, dict) else b[0] if isinstance(b, (tuple, list)) else b
 
@@ -304,11 +332,19 @@ def _nbytes(obj, seen=None) -> int:
 
 # %% ../../nbs/03e_methods.oneshot.ipynb #fc11ac5d
 def _collect(part:list, hessian:bool) -> tuple:
-    "({site name: LayerInputs}, hook handles): statistics of the inputs of the layers of `part`, gathered as they run"
-    stats, handles = {}, []
+    """({site name: LayerInputs}, hook handles): statistics of the inputs of the layers of `part`, gathered as they run;
+    layers that take the very same input tensor (a transformer's q, k and v projections; gate and up) share one"""
+    stats, handles, last = {}, [], [None, None, None]          # the input the last hook took, its statistics, its site
+    def take(name, x):
+        st = stats[name]
+        if last[0] is x and last[2] != name and st.n_in == last[1].n_in:
+            if st is last[1]: return                             # shared, and this input is already in it
+            if st.n == 0: stats[name] = last[1]; return          # the first input: from now on, share that one
+        st.add(x)
+        last[:] = x, st, name
     for s, _ in part:
-        st = stats[s.name] = LayerInputs(s.out_major(s.weight).shape[1], hessian, s.weight.device)
-        for u in s.users: handles.append(u.register_forward_pre_hook(lambda m, a, st=st: st.add(a[0])))
+        stats[s.name] = LayerInputs(s.out_major(s.weight).shape[1], hessian, s.weight.device)
+        for u in s.users: handles.append(u.register_forward_pre_hook(lambda m, a, name=s.name: take(name, a[0])))
     return stats, handles
 
 def _with_hidden(args:tuple, kwargs:dict, h:torch.Tensor) -> tuple:
@@ -381,7 +417,7 @@ def prune_oneshot(model, sparsity:float|None=None, method:str='wanda', pattern='
             raise TypeError(f"{s.name} belongs to a {type(s.user).__name__}: {method} reads the inputs of Linear and "
                             f"transformers Conv1D layers only; prune it by magnitude, or leave it dense with "
                             f"exclude=[{s.name.rpartition('.')[0]!r}]")
-    if bs is not None: _check_ids(model, bs)
+    if bs is not None: bs = _to_model_device(model, bs); _check_ids(model, bs)
     bname, blocks = find_blocks(model, [s for s, _ in todo])
     def block_of(s): return next((i for i in range(len(blocks)) if s.name.startswith(f"{bname}.{i}.")), None)
     first = next((k for k, (s, _) in enumerate(todo) if block_of(s) is not None), len(todo))
@@ -416,7 +452,7 @@ def prune_oneshot(model, sparsity:float|None=None, method:str='wanda', pattern='
                             for b in bs: _run(model, b)
                     finally:
                         for h in handles: h.remove()
-                    held = _nbytes(xs or []) + sum(st.nbytes for st in stats.values())
+                    held = _nbytes(xs or []) + sum(st.nbytes for st in {id(st): st for st in stats.values()}.values())
                 for s, sp in part: _apply(s, sp, method, pat, stats.get(s.name), blocksize, damp, opt)
                 del stats
                 if kind == 'block' and xs is not None:      # the next block's inputs: this block's outputs, pruned

@@ -8,7 +8,8 @@ Docs: https://fastsparse.github.io/fastsparse/methods.ste.html.md"""
 from __future__ import annotations
 import torch, torch.nn as nn
 from torch.nn.utils import parametrize
-from ..sparsity.patterns import get_pattern
+from ..sparsity.patterns import get_pattern, Unstructured
+from ..ops.masks import n_ones
 from ..core.hooks import enforce_masks, SparseHooks, _get_model
 from ..core.sites import DEFAULT_SPARSE_TYPES, sparse_sites, _DENSE, _plan
 from ..core.sparsify import _register_mask, _undo_on_error
@@ -18,6 +19,11 @@ from ..sparsity.distributions import _check_sparsity
 __all__ = ['STE_ALGORITHMS', 'STEMask', 'ste_sparsify', 'ste_finalize', 'is_ste']
 
 # %% ../../nbs/03f_methods.ste.ipynb #9ad70b9a
+def _mask_no_sync(s:torch.Tensor, k:int) -> torch.Tensor:
+    "A bool mask of the `k` largest of `s` (NaN lowest) with no host sync: one `topk`, ties in its order (on a GPU, in every forward)"
+    v = torch.nan_to_num(s.reshape(-1).float(), nan=-float('inf'))
+    return torch.zeros(v.numel(), dtype=torch.bool, device=s.device).scatter_(0, v.topk(k, sorted=False).indices, True).view(s.shape)
+
 class STEMask(nn.Module):
     "Parametrization: the forward value is `w * mask`, the gradient passes straight through to `w`"
     def __init__(self, sparsity:float, score:str='magnitude', pattern='unstructured'):
@@ -30,7 +36,8 @@ class STEMask(nn.Module):
         if self.score == 'magnitude' or self.mask.shape != w.shape:
             # random: a weight that is already zero loses to any nonzero one, so a finalized model keeps its support
             s = w.detach().abs() if self.score == 'magnitude' else torch.rand_like(w, dtype=torch.float32) + (w != 0)
-            self.mask = self.pattern.mask(s, self.sparsity)
+            self.mask = (_mask_no_sync(s, n_ones(s.numel(), self.sparsity)) if s.is_cuda and type(self.pattern) is Unstructured
+                         else self.pattern.mask(s, self.sparsity))
         return w + (w * self.mask - w).detach()
 
 # %% ../../nbs/03f_methods.ste.ipynb #ab5399a5
