@@ -12,7 +12,7 @@ import pandas as pd
 from ..core.graph import channel_links, _CONV
 from ..core.hooks import _get_model
 from ..core.sites import masked_sites
-from .condensed import condensed_linear, CondensedLinear, _time_interleaved
+from .condensed import CondensedLinear, choose_kernel, _time_interleaved, _paired
 from .convert import make_permanent, _set_module
 from .layers import inference_layer
 
@@ -123,11 +123,13 @@ def _alternative(m:nn.Module):
         return alt
     return None
 
-def inference_kernels(model:nn.Module, example:torch.Tensor, repeats:int=5, margin:float=0.9) -> tuple:
-    "A copy of `model` (eval mode) whose convolutions and poolings use the kernel that is fastest here on `example`; (model, report)"
+def inference_kernels(model:nn.Module, example:torch.Tensor, repeats:int=5, margin:float=0.8) -> tuple:
+    """A copy of `model` (eval mode) whose convolutions and poolings use the kernel that is fastest here on `example`;
+    (model, report). An alternative replaces PyTorch's kernel only if the median over the interleaved rounds of their
+    time ratio is at least 1/`margin` (its `margin` column)"""
     if not isinstance(example, torch.Tensor) or example.ndim == 0:
         raise TypeError(f"example must be a batch of inputs (a tensor whose first dimension is the batch); got {type(example).__name__}")
-    if not 0 < float(margin) <= 1: raise ValueError(f"margin must be in (0, 1]: the time ratio a kernel must beat; got {margin!r}")
+    if not 0 < float(margin) <= 1: raise ValueError(f"margin must be in (0, 1]: the time ratio a kernel must beat (0.8: 1.25x faster); got {margin!r}")
     new = copy.deepcopy(_get_model(model)).eval()
     cands = [n for n, m in new.named_modules() if SliceMaxPool2d.fits(m) or Im2colConv2d.fits(m)]
     inputs, handles = {}, []
@@ -153,13 +155,15 @@ def inference_kernels(model:nn.Module, example:torch.Tensor, repeats:int=5, marg
             if not same: row['note'] = f'{type(alt).__name__} differs from it here: kept'; rows.append(row); continue
             ts = _time_interleaved({'torch': lambda: (m(x), sync()), 'alt': lambda: (alt(x), sync())}, max(int(repeats), 3))
         t0, t1 = statistics.median(ts['torch']) * 1e3, statistics.median(ts['alt']) * 1e3
+        r = _paired(ts, 'torch', 'alt')                                 # the time ratio within a round, over the rounds
+        row['margin'] = round(r, 2)
         what = f"input {tuple(x.shape)}: PyTorch's {t0:.3g} ms, {type(alt).__name__} {t1:.3g} ms"
-        if t1 <= margin * t0:
+        if r * margin >= 1:
             _set_module(new, n, alt)
-            row.update(type=type(alt).__name__, kernel=type(alt).__name__, note=f"{what}: {t0 / t1:.2f}x faster")
-        else: row['note'] = f"{what}: kept"
+            row.update(type=type(alt).__name__, kernel=type(alt).__name__, note=f"{what}: {r:.2f}x faster")
+        else: row['note'] = f"{what}: {r:.2f}x, short of the {1 / margin:.3g}x it needs: kept"
         rows.append(row)
-    return new, pd.DataFrame(rows, columns=['layer', 'type', 'kernel', 'note'])
+    return new, pd.DataFrame(rows, columns=['layer', 'type', 'kernel', 'margin', 'note'])
 
 # %% ../../nbs/04c_export.condense.ipynb #b25f2745
 def _linear_sites(sites) -> dict:
@@ -188,8 +192,10 @@ def _example_batch(example, model, batch_size:int):
     reps = -(-batch_size // example.shape[0])
     return example.repeat(reps, *[1] * (example.ndim - 1))[:batch_size] if reps > 1 else example[:batch_size]
 
+_WHOLE_MARGIN = 1.2    # the dense twin replaces the condensed model only if this many times faster
+
 def _whole_model_check(new, rows:dict, x, repeats:int):
-    "Time `new` against the same model with its `CondensedLinear`s computed densely; keep the faster; returns `new` or its twin"
+    "Time `new` against the same model with its `CondensedLinear`s computed densely: the twin if it is `_WHOLE_MARGIN` times faster, else `new`"
     names = [n for n, m in new.named_modules() if isinstance(m, CondensedLinear)]
     if not names or x is None: return new
     twin = copy.deepcopy(new)
@@ -205,12 +211,15 @@ def _whole_model_check(new, rows:dict, x, repeats:int):
     def call(m): return lambda: (m(x), sync())
     with torch.inference_mode(): ts = _time_interleaved({'condensed': call(new), 'dense': call(twin)}, max(repeats, 3))
     ms = {k: statistics.median(v) * 1e3 for k, v in ts.items()}
-    what = f"whole model at batch {x.shape[0]}: condensed {ms['condensed']:.3g} ms, with dense Linear {ms['dense']:.3g} ms"
-    if ms['condensed'] <= ms['dense']:
+    r = _paired(ts, 'condensed', 'dense')                              # > 1: the dense twin is faster
+    what = (f"whole model at batch {x.shape[0]}: condensed {ms['condensed']:.3g} ms, with dense Linear {ms['dense']:.3g} ms "
+            f"({1 / r:.2f}x)")
+    if r < _WHOLE_MARGIN:
         for n in names: rows[n]['note'].append(what)
         return new
     for n in names:
-        rows[n].update(type='Linear', kernel='dense'); rows[n]['note'].append(what + ": kept dense")
+        rows[n].update(type='Linear', kernel='dense', margin=round(r, 2))
+        rows[n]['note'].append(what + f": dense {r:.2f}x faster, kept dense")
     return twin
 
 def condense(model, batch_size:int=1, min_sparsity:float=0.5, repeats:int=5, slice_units:bool=True, example=None,
@@ -234,7 +243,7 @@ def condense(model, batch_size:int=1, min_sparsity:float=0.5, repeats:int=5, sli
     def row(name):
         m = new.get_submodule(name)
         return rows.setdefault(name, dict(layer=name, type=type(m).__name__, shape=tuple(m.weight.shape), units_removed=0,
-                                          inputs_removed=0, new_shape=None, kernel='dense', note=[]))
+                                          inputs_removed=0, new_shape=None, kernel='dense', margin=None, note=[]))
     with torch.no_grad():
         for name, m in list(new.named_modules()):
             if not isinstance(m, (nn.Linear, *_CONV)): continue
@@ -273,9 +282,12 @@ def condense(model, batch_size:int=1, min_sparsity:float=0.5, repeats:int=5, sli
             if int(counts.max()) == 0: r['note'].append("no weight left: kept dense"); continue
             constant = bool((counts == counts[0]).all())
             use = mask if constant else _pad_to_widest(w, mask)
-            layer, reason = condensed_linear(w, use, m.bias, batch_size=batch_size, repeats=repeats)
+            layer = CondensedLinear.from_masked(w, use, m.bias)
+            choice = choose_kernel(layer, batch_size, repeats)
+            layer.set_kernel(choice.kernel); reason = choice.why
+            r['margin'] = round(choice.margin, 2)
             what = f"constant fan-in k={int(counts[0])}" if constant else f"unstructured, padded to its widest row (k={layer.k})"
-            if layer.kernel == 'dense': r['note'].append(f"{what}; dense is fastest: {reason}"); continue
+            if layer.kernel == 'dense': r['note'].append(f"{what}; dense: {reason}"); continue
             _set_module(new, name, layer.eval())
             r.update(type='CondensedLinear', kernel=layer.kernel)
             r['note'].append(f"{what}; {reason}")
@@ -284,8 +296,9 @@ def condense(model, batch_size:int=1, min_sparsity:float=0.5, repeats:int=5, sli
         new, krep = inference_kernels(new, x.to(next(new.parameters()).device), repeats)
         for k in krep.itertuples():
             r = rows.setdefault(k.layer, dict(layer=k.layer, type=k.type, shape=None, units_removed=0, inputs_removed=0,
-                                              new_shape=None, kernel='dense', note=[]))
+                                              new_shape=None, kernel='dense', margin=None, note=[]))
             if k.kernel != 'PyTorch': r.update(type=k.type, kernel=k.kernel)
+            if k.margin == k.margin and k.margin is not None: r['margin'] = k.margin
             r['note'].append(k.note)
     for name, m in new.named_modules():
         if name in rows:
@@ -295,5 +308,5 @@ def condense(model, batch_size:int=1, min_sparsity:float=0.5, repeats:int=5, sli
             if isinstance(m, _CONV) and not r['note']: r['note'].append("convolution: kept dense (no faster sparse kernel here)")
     order = {n: i for i, (n, _) in enumerate(new.named_modules())}
     report = pd.DataFrame([{**r, 'note': '; '.join(r['note'])} for r in sorted(rows.values(), key=lambda r: order.get(r['layer'], 0))],
-                          columns=['layer', 'type', 'shape', 'new_shape', 'units_removed', 'inputs_removed', 'kernel', 'note'])
+                          columns=['layer', 'type', 'shape', 'new_shape', 'units_removed', 'inputs_removed', 'kernel', 'margin', 'note'])
     return new, report
