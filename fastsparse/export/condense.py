@@ -6,13 +6,13 @@ Docs: https://fastsparse.github.io/fastsparse/export.condense.html.md"""
 
 # %% ../../nbs/04c_export.condense.ipynb #e4633d77
 from __future__ import annotations
-import copy, statistics
+import copy, math, statistics
 import torch, torch.nn as nn
 import pandas as pd
 from ..core.graph import channel_links, _CONV
 from ..core.hooks import _get_model
 from ..core.sites import masked_sites
-from .condensed import CondensedLinear, choose_kernel, _time_interleaved, _paired
+from .condensed import CondensedLinear, choose_kernel, _time_interleaved, _ahead
 from .convert import make_permanent, _set_module
 from .layers import inference_layer
 
@@ -126,7 +126,7 @@ def _alternative(m:nn.Module):
 def inference_kernels(model:nn.Module, example:torch.Tensor, repeats:int=5, margin:float=0.8) -> tuple:
     """A copy of `model` (eval mode) whose convolutions and poolings use the kernel that is fastest here on `example`;
     (model, report). An alternative replaces PyTorch's kernel only if the median over the interleaved rounds of their
-    time ratio is at least 1/`margin` (its `margin` column)"""
+    time ratio, and the ratio of their fastest calls, are at least 1/`margin` (the `margin` column)"""
     if not isinstance(example, torch.Tensor) or example.ndim == 0:
         raise TypeError(f"example must be a batch of inputs (a tensor whose first dimension is the batch); got {type(example).__name__}")
     if not 0 < float(margin) <= 1: raise ValueError(f"margin must be in (0, 1]: the time ratio a kernel must beat (0.8: 1.25x faster); got {margin!r}")
@@ -155,7 +155,7 @@ def inference_kernels(model:nn.Module, example:torch.Tensor, repeats:int=5, marg
             if not same: row['note'] = f'{type(alt).__name__} differs from it here: kept'; rows.append(row); continue
             ts = _time_interleaved({'torch': lambda: (m(x), sync()), 'alt': lambda: (alt(x), sync())}, max(int(repeats), 3))
         t0, t1 = statistics.median(ts['torch']) * 1e3, statistics.median(ts['alt']) * 1e3
-        r = _paired(ts, 'torch', 'alt')                                 # the time ratio within a round, over the rounds
+        r = _ahead(ts, 'torch', 'alt')                                  # within rounds and fastest calls, the more cautious
         row['margin'] = round(r, 2)
         what = f"input {tuple(x.shape)}: PyTorch's {t0:.3g} ms, {type(alt).__name__} {t1:.3g} ms"
         if r * margin >= 1:
@@ -193,10 +193,11 @@ def _example_batch(example, model, batch_size:int):
     return example.repeat(reps, *[1] * (example.ndim - 1))[:batch_size] if reps > 1 else example[:batch_size]
 
 _WHOLE_MARGIN = 1.2    # the dense twin replaces the condensed model only if this many times faster
+_SURE = 3.             # a condensed layer the cost model puts this many times ahead of dense is not checked again
 
-def _whole_model_check(new, rows:dict, x, repeats:int):
-    "Time `new` against the same model with its `CondensedLinear`s computed densely: the twin if it is `_WHOLE_MARGIN` times faster, else `new`"
-    names = [n for n, m in new.named_modules() if isinstance(m, CondensedLinear)]
+def _whole_model_check(new, rows:dict, x, repeats:int, sure=()):
+    "Time `new` against the same model with its `CondensedLinear`s (but those in `sure`) computed densely: the twin if it is `_WHOLE_MARGIN` times faster, else `new`"
+    names = [n for n, m in new.named_modules() if isinstance(m, CondensedLinear) and n not in sure]
     if not names or x is None: return new
     twin = copy.deepcopy(new)
     for n in names:
@@ -211,7 +212,7 @@ def _whole_model_check(new, rows:dict, x, repeats:int):
     def call(m): return lambda: (m(x), sync())
     with torch.inference_mode(): ts = _time_interleaved({'condensed': call(new), 'dense': call(twin)}, max(repeats, 3))
     ms = {k: statistics.median(v) * 1e3 for k, v in ts.items()}
-    r = _paired(ts, 'condensed', 'dense')                              # > 1: the dense twin is faster
+    r = _ahead(ts, 'condensed', 'dense')                               # > 1: the dense twin is faster
     what = (f"whole model at batch {x.shape[0]}: condensed {ms['condensed']:.3g} ms, with dense Linear {ms['dense']:.3g} ms "
             f"({1 / r:.2f}x)")
     if r < _WHOLE_MARGIN:
@@ -239,7 +240,7 @@ def condense(model, batch_size:int=1, min_sparsity:float=0.5, repeats:int=5, sli
     make_permanent(new)
     new.eval()
     links, why = channel_links(new) if slice_units else ({}, 'slice_units=False')
-    rows = {}
+    rows, sure = {}, set()
     def row(name):
         m = new.get_submodule(name)
         return rows.setdefault(name, dict(layer=name, type=type(m).__name__, shape=tuple(m.weight.shape), units_removed=0,
@@ -291,7 +292,12 @@ def condense(model, batch_size:int=1, min_sparsity:float=0.5, repeats:int=5, sli
             _set_module(new, name, layer.eval())
             r.update(type='CondensedLinear', kernel=layer.kernel)
             r['note'].append(f"{what}; {reason}")
-        new = _whole_model_check(new, rows, x, repeats)
+            p = choice.predicted
+            if 'dense' in p and p['dense'] >= _SURE * p.get(layer.kernel, math.inf):
+                sure.add(name)
+                r['note'].append(f"the cost model puts it {p['dense'] / p[layer.kernel]:.1f}x ahead of dense: not checked "
+                                 "against the dense twin")
+        new = _whole_model_check(new, rows, x, repeats, sure)
     if kernels and x is not None:              # convolutions and poolings: the kernel that is fastest here
         new, krep = inference_kernels(new, x.to(next(new.parameters()).device), repeats)
         for k in krep.itertuples():

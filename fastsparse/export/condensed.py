@@ -358,6 +358,12 @@ def _paired(ts, a, b) -> float:
     "The median over the rounds of a's time / b's time in the same round (> 1: b is faster)"
     return statistics.median(x / y for x, y in zip(ts[a], ts[b]))
 
+def _ahead(ts, a, b) -> float:
+    """How many times faster b is than a, the more cautious of two readings of the same rounds: the median ratio
+    within a round, and the ratio of their fastest calls (load only ever adds time, so the fastest calls are the
+    least disturbed)"""
+    return min(_paired(ts, a, b), min(ts[a]) / min(ts[b]))
+
 def choose_kernel(layer:CondensedLinear, batch_size:int=1, repeats:int=7, kernels=None, close:float=3., margin:float=1.2) -> KernelChoice:
     """The kernel of `kernels` (default: `available_kernels()`) for `layer` at `batch_size`: the cost model's pick,
     unless timing (interleaved rounds, on a random batch) finds a kernel the model put within `close` times of it
@@ -390,16 +396,16 @@ def choose_kernel(layer:CondensedLinear, batch_size:int=1, repeats:int=7, kernel
             for n, t in _time_interleaved(rest, max(1, repeats) - 1, warmup=False).items(): ts[n] += t
         ms.update({n: statistics.median(t) * 1e3 for n, t in ts.items()}); timed = True
         if fav is None: fav = min(cands, key=ms.get)                    # no model here: the fastest median
-        wins = {n: _paired(ts, fav, n) for n in cands if n != fav}
+        wins = {n: _ahead(ts, fav, n) for n in cands if n != fav}
         best = max((n for n in wins if wins[n] >= margin), key=wins.get, default=fav)
         others = [n for n in cands if n != best]
         runner = min(others, key=ms.get, default=None)
-        gap = _paired(ts, runner, best) if runner else math.inf
+        gap = _ahead(ts, runner, best) if runner else math.inf
     else: best, runner = fav, min((n for n in known if n != fav), key=pred.get, default=None)
     if not timed: gap = pred[runner] / pred[best] if runner else math.inf
     how = f"timed: {len(ts[best])} interleaved rounds" if timed else f"the cost model; the rest are over {close:g}x slower in it"
     why = f"{best} at batch {B}: " + (f"{gap:.2f}x {runner} ({how})" if runner else f"the only kernel ({how})")
-    if best != 'dense' and timed and 'dense' in ts: why += f", {_paired(ts, 'dense', best):.1f}x dense"
+    if best != 'dense' and timed and 'dense' in ts: why += f", {_ahead(ts, 'dense', best):.1f}x dense"
     elif best != 'dense' and 'dense' in pred and best in pred: why += f", {pred['dense'] / pred[best]:.1f}x dense in the model"
     if timed and best == fav and runner and gap < margin:
         why += f"; the model's pick, kept: another must be {margin:g}x faster to replace it"
