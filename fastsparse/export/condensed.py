@@ -6,7 +6,7 @@ Docs: https://fastsparse.github.io/fastsparse/export.condensed.html.md"""
 
 # %% ../../nbs/04a_export.condensed.ipynb #810b36ec
 from __future__ import annotations
-import warnings, time, statistics, math
+import warnings, time, statistics, math, os
 import torch, torch.nn.functional as F, torch.nn as nn
 import numpy as np
 from ..ops import kernels as _kernels
@@ -36,6 +36,15 @@ def _nb():
             for j in range(k): s += v[o, j] * x[idx[o, j]]
             y[o] = s + b[o]
 
+    @numba.njit(fastmath={'reassoc', 'contract'}, cache=True, nogil=True)
+    def matvec1(v, idx, x, b, y, zero):
+        "`matvec` on this thread alone"
+        n, k = v.shape
+        for o in range(n):
+            s = zero
+            for j in range(k): s += v[o, j] * x[idx[o, j]]
+            y[o] = s + b[o]
+
     @jit
     def matmat(v, idx, xT, b, yT):
         "yT[o, :] = b[o] + sum_j v[o, j] * xT[idx[o, j], :] for `xT` [in, B], over the outputs in parallel"
@@ -53,7 +62,7 @@ def _nb():
             bo = b[o]
             for c in range(B): y[c] += bo
 
-    _NB = dict(matvec=matvec, matmat=matmat, chunks=numba.parallel_chunksize)   # set from Python: cached code can't
+    _NB = dict(matvec=matvec, matvec1=matvec1, matmat=matmat, chunks=numba.parallel_chunksize)   # set from Python: cached code can't
     return _NB
 
 # %% ../../nbs/04a_export.condensed.ipynb #52db6024
@@ -146,6 +155,17 @@ def _numpy_views(layer):
     b = layer.bias.detach() if layer.bias is not None else v.new_zeros(layer.out_features)
     return v.numpy(), _narrow_indices(layer), b.contiguous().numpy()
 
+_LOAD = [-math.inf, True]      # when the load was last read, and whether it left the cores free
+
+def _cores_free() -> bool:
+    "Whether the 1-minute load average is below the number of cores (read at most once a second)"
+    t = time.monotonic()
+    if t - _LOAD[0] > 1:
+        try: busy = os.getloadavg()[0] >= (os.cpu_count() or 1)
+        except (OSError, AttributeError): busy = False              # no load average (Windows): as if free
+        _LOAD[:] = [t, not busy]
+    return _LOAD[1]
+
 def _numba(layer, x):
     "The compiled loops: a dot product per output at batch 1, rows of the transposed input otherwise"
     if not _numba_ok(layer, x): return _embedding_bag(layer, x)
@@ -157,7 +177,7 @@ def _numba(layer, x):
     v, idx, b = hit[3]
     if B == 1:
         y = np.empty((1, layer.out_features), v.dtype)
-        K['matvec'](v, idx, x.detach().reshape(-1).numpy() if x.is_contiguous() else x.detach().contiguous().reshape(-1).numpy(), b, y[0], v.dtype.type(0))
+        K['matvec' if _cores_free() else 'matvec1'](v, idx, x.detach().reshape(-1).numpy() if x.is_contiguous() else x.detach().contiguous().reshape(-1).numpy(), b, y[0], v.dtype.type(0))
         return torch.from_numpy(y)
     yT = np.empty((layer.out_features, B), v.dtype)
     with K['chunks'](16): K['matmat'](v, idx, x.detach().t().contiguous().numpy(), b, yT)
