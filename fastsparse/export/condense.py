@@ -17,7 +17,7 @@ from .convert import make_permanent, _set_module
 from .layers import inference_layer
 
 # %% auto #0
-__all__ = ['zero_units', 'SliceMaxPool2d', 'Im2colConv2d', 'inference_kernels', 'condense']
+__all__ = ['zero_units', 'SliceMaxPool2d', 'Im2colConv2d', 'forget_kernel_choices', 'inference_kernels', 'condense']
 
 # %% ../../nbs/04c_export.condense.ipynb #de828b28
 def _bn_zero(bn, c) -> bool:
@@ -123,10 +123,17 @@ def _alternative(m:nn.Module):
         return alt
     return None
 
-def inference_kernels(model:nn.Module, example:torch.Tensor, repeats:int=5, margin:float=0.8) -> tuple:
+_CHOICES = {}   # (the layer's class and settings, its input's shape, dtype and device, margin) -> (swap, ratio, what)
+
+def forget_kernel_choices():
+    "Forget the choices `inference_kernels` made in this process: its next calls time every layer again"
+    _CHOICES.clear()
+
+def inference_kernels(model:nn.Module, example:torch.Tensor, repeats:int=5, margin:float=0.8, fresh:bool=False) -> tuple:
     """A copy of `model` (eval mode) whose convolutions and poolings use the kernel that is fastest here on `example`;
     (model, report). An alternative replaces PyTorch's kernel only if the median over the interleaved rounds of their
-    time ratio, and the ratio of their fastest calls, are at least 1/`margin` (the `margin` column)"""
+    time ratio, and the ratio of their fastest calls, are at least 1/`margin` (the `margin` column). A layer of the
+    same settings and input shape as one timed before in this process gets the same choice, untimed (`fresh`: time it)"""
     if not isinstance(example, torch.Tensor) or example.ndim == 0:
         raise TypeError(f"example must be a batch of inputs (a tensor whose first dimension is the batch); got {type(example).__name__}")
     if not 0 < float(margin) <= 1: raise ValueError(f"margin must be in (0, 1]: the time ratio a kernel must beat (0.8: 1.25x faster); got {margin!r}")
@@ -153,15 +160,21 @@ def inference_kernels(model:nn.Module, example:torch.Tensor, repeats:int=5, marg
             except (RuntimeError, NotImplementedError) as e:           # e.g. a dtype the kernel does not take
                 row['note'] = f'{type(alt).__name__} cannot run here ({str(e).splitlines()[0][:80]}): kept'; rows.append(row); continue
             if not same: row['note'] = f'{type(alt).__name__} differs from it here: kept'; rows.append(row); continue
-            ts = _time_interleaved({'torch': lambda: (m(x), sync()), 'alt': lambda: (alt(x), sync())}, max(int(repeats), 3))
-        t0, t1 = statistics.median(ts['torch']) * 1e3, statistics.median(ts['alt']) * 1e3
-        r = _ahead(ts, 'torch', 'alt')                                  # within rounds and fastest calls, the more cautious
+            key = (repr(m), tuple(x.shape), x.dtype, x.device.type, float(margin))
+            if key in _CHOICES and not fresh:
+                r, what = _CHOICES[key]
+                what += " (timed by an earlier call in this process: the same choice; forget_kernel_choices() to time again)"
+            else:
+                ts = _time_interleaved({'torch': lambda: (m(x), sync()), 'alt': lambda: (alt(x), sync())}, max(int(repeats), 3))
+                t0, t1 = statistics.median(ts['torch']) * 1e3, statistics.median(ts['alt']) * 1e3
+                r = _ahead(ts, 'torch', 'alt')                          # within rounds and fastest calls, the more cautious
+                what = f"input {tuple(x.shape)}: PyTorch's {t0:.3g} ms, {type(alt).__name__} {t1:.3g} ms"
+                _CHOICES[key] = r, what
         row['margin'] = round(r, 2)
-        what = f"input {tuple(x.shape)}: PyTorch's {t0:.3g} ms, {type(alt).__name__} {t1:.3g} ms"
         if r * margin >= 1:
             _set_module(new, n, alt)
-            row.update(type=type(alt).__name__, kernel=type(alt).__name__, note=f"{what}: {r:.2f}x faster")
-        else: row['note'] = f"{what}: {r:.2f}x, short of the {1 / margin:.3g}x it needs: kept"
+            row.update(type=type(alt).__name__, kernel=type(alt).__name__, note=f"{r:.2f}x faster; {what}")
+        else: row['note'] = f"{r:.2f}x, short of the {1 / margin:.3g}x it needs: kept; {what}"
         rows.append(row)
     return new, pd.DataFrame(rows, columns=['layer', 'type', 'kernel', 'margin', 'note'])
 

@@ -387,7 +387,7 @@ def _ahead(ts, a, b) -> float:
 def choose_kernel(layer:CondensedLinear, batch_size:int=1, repeats:int=7, kernels=None, close:float=3., margin:float=1.2) -> KernelChoice:
     """The kernel of `kernels` (default: `available_kernels()`) for `layer` at `batch_size`: the cost model's pick,
     unless timing (interleaved rounds, on a random batch) finds a kernel the model put within `close` times of it
-    at least `margin` times faster; returns (kernel, {name: ms}, reason) as a `KernelChoice`"""
+    faster by `margin` times the factor the model put it behind; returns (kernel, {name: ms}, reason) as a `KernelChoice`"""
     names = list(available_kernels() if kernels is None else kernels)
     if not names: raise ValueError("no kernels to choose from")
     for n in names: _check_kernel(n)
@@ -416,7 +416,8 @@ def choose_kernel(layer:CondensedLinear, batch_size:int=1, repeats:int=7, kernel
             for n, t in _time_interleaved(rest, max(1, repeats) - 1, warmup=False).items(): ts[n] += t
         ms.update({n: statistics.median(t) * 1e3 for n, t in ts.items()}); timed = True
         if fav is None: fav = min(cands, key=ms.get)                    # no model here: the fastest median
-        wins = {n: _ahead(ts, fav, n) for n in cands if n != fav}
+        behind = lambda n: pred[n] / pred[fav] if n in pred and fav in pred else 1.   # how far the model put n behind
+        wins = {n: _ahead(ts, fav, n) / behind(n) for n in cands if n != fav}
         best = max((n for n in wins if wins[n] >= margin), key=wins.get, default=fav)
         others = [n for n in cands if n != best]
         runner = min(others, key=ms.get, default=None)
