@@ -13,8 +13,9 @@ are added after the ones here.
   taking turns call by call (a random order every round), medians over the rounds with the interquartile range.
   A second copy of the dense product (A/A) shows how far the machine's noise alone moves a ratio.
 - `stability`: ten consecutive `condense` calls on the 90% layer at each batch size while another process keeps
-  the cores busy (a matrix product in a loop), and the kernel each call chose; the same with timing alone
-  (`choose_kernel(close=math.inf, margin=1)`: every kernel timed, the fastest median wins), for comparison.
+  the cores busy (a matrix product in a loop), and the kernel each call chose, choosing anew every call
+  (`fresh=True`) and as called by default; the same with timing alone (`choose_kernel(close=math.inf, margin=1)`:
+  every kernel timed, the fastest median wins), for comparison; and ten `inference_kernels` calls on a LeNet-5.
 
 The previous contents of the output file are kept under a heading "Earlier" at its end.
 """
@@ -120,6 +121,8 @@ def stability_section(a) -> str:
     "Ten condense calls per batch size on the 90% layer, with another process keeping the cores busy"
     from fastsparse.core.sparsify import sparsify_model
     from fastsparse.condense import condense, inference_kernels
+    from fastsparse.export.condense import forget_kernel_choices
+    import fastsparse.export.condensed as fcd
     from fastsparse.experiments.data import lenet5
     n, batches, calls = 4096, (1, 16, 64, 256), 10
     le = lenet5().eval()
@@ -128,62 +131,77 @@ def stability_section(a) -> str:
     sparsify_model(net, 0.9, pattern='constant_fan_in', prune_head=True)
     layer = CondensedLinear.from_masked(net[0].weight.detach(), net[0].weight_mask, net[0].bias)
     busy = subprocess.Popen([sys.executable, '-c', BUSY, str(os.cpu_count() or 1)])
-    picks, alone, t0 = {}, {}, time.perf_counter()
+    picks, t0 = {}, time.perf_counter()
     b0 = cpu_busy()
     try:
         time.sleep(1)
         for bs in batches:
             x = torch.randn(bs, n)
-            for i in range(calls):
-                _, rep = condense(net, batch_size=bs, example=x, repeats=5)
-                r = rep.iloc[0]
-                picks.setdefault(bs, []).append((r.kernel, r.margin, 'timed' in r.note))
-                ks = [k for k in available_kernels() if k != 'gather' or bs * n * layer.k <= GATHER_MAX]
-                alone.setdefault(bs, []).append(choose_kernel(layer, bs, repeats=5, kernels=ks, close=math.inf, margin=1.)[0])
-            print(f"stability batch {bs}: {[p[0] for p in picks[bs]]}; timing alone: {alone[bs]}", flush=True)
+            ks = [k for k in available_kernels() if k != 'gather' or bs * n * layer.k <= GATHER_MAX]
+            for how in ('fresh', 'remembered', 'timing alone'):
+                fcd._CHOSEN.clear(); forget_kernel_choices()          # the first of the ten calls chooses anew
+                for i in range(calls):
+                    if how == 'timing alone':
+                        c = choose_kernel(layer, bs, repeats=5, kernels=ks, close=math.inf, margin=1., fresh=True)
+                        picks.setdefault((bs, how), []).append((c.kernel, c.margin, True))
+                        continue
+                    _, rep = condense(net, batch_size=bs, example=x, repeats=5, fresh=how == 'fresh')
+                    r = rep.iloc[0]
+                    picks.setdefault((bs, how), []).append((r.kernel, r.margin, 'timed:' in r.note))
+                print(f"stability batch {bs} {how}: {[p[0] for p in picks[bs, how]]}", flush=True)
         for bs in (1, 256):
             xi = torch.rand(bs, 1, 28, 28)
-            for i in range(calls):
-                _, krep = inference_kernels(le, xi, repeats=5)
-                picks.setdefault(('lenet5', bs), []).append((tuple(krep.kernel), tuple(krep.margin)))
-            print(f"stability lenet5 batch {bs}: {[p[0] for p in picks['lenet5', bs]]}", flush=True)
+            for how in ('fresh', 'remembered'):
+                forget_kernel_choices()
+                for i in range(calls):
+                    _, krep = inference_kernels(le, xi, repeats=5, fresh=how == 'fresh')
+                    picks.setdefault(('lenet5', bs, how), []).append((tuple(krep.kernel), tuple(krep.margin)))
+                print(f"stability lenet5 batch {bs} {how}: {[p[0] for p in picks['lenet5', bs, how]]}", flush=True)
     finally:
         busy.kill(); busy.wait()
     load = others_share(b0, cpu_busy())
+    count = lambda xs: ", ".join(f"{k} x{xs.count(k)}" for k in dict.fromkeys(xs))
     out = ["## Ten condense calls under load", "",
            f"`condense(model, batch_size=bs, example=x, repeats=5)` ten times in a row for each batch size, on a model "
            f"holding one 4096x4096 `Linear` at 90% with constant fan-in masks (k = {layer.k}), while another process "
            f"ran a 1024x1024 matrix product in a loop on {os.cpu_count()} threads (other processes, that one included, "
-           f"used {load} of the cores during the section; {time.perf_counter() - t0:.0f} s in all). *condense* lists the "
-           "kernel of each call in order, with the margin its report gave (how many times faster than the runner-up) "
-           "and whether the choice was timed or the cost model's alone; *timing alone* is "
-           "`choose_kernel(layer, bs, close=math.inf, margin=1)` in the same loop: every kernel timed, the fastest "
-           "median wins, as `condense` chose before the cost model ('gather' left out where the linear section does not time "
-           "it).", "",
-           "| batch | condense: kernels chosen | distinct | margins (min-max) | timed | timing alone: kernels chosen | distinct |",
-           "|---|---|---|---|---|---|---|"]
+           f"used {load} of the cores during the section; {time.perf_counter() - t0:.0f} s in all). *fresh* is "
+           "`condense(..., fresh=True)`: every call chooses anew (the cost model, and timing where it leaves kernels "
+           "within 3x), which is what a new process does; *remembered* is `condense(...)` as it is called by default, "
+           "where the first call's choice is kept for the rest of the process; *timing alone* is "
+           "`choose_kernel(layer, bs, close=math.inf, margin=1, fresh=True)` in the same loop: every kernel timed, the "
+           "fastest median wins, about as `condense` chose before the cost model ('gather' left out where the linear "
+           "section does not time it). Each cell lists the kernels chosen over the ten calls, how many were distinct, "
+           "the margins the report gave (how many times faster than the runner-up: measured where timed, predicted "
+           "where not) and how many choices were timed.", "",
+           "| batch | calls | kernels chosen | distinct | margins (min-max) | timed |", "|---|---|---|---|---|---|"]
     for bs in batches:
-        ks = [p[0] for p in picks[bs]]; ms_ = [p[1] for p in picks[bs] if p[1] == p[1] and p[1] is not None]
-        count = lambda xs: ", ".join(f"{k} x{xs.count(k)}" for k in dict.fromkeys(xs))
-        out.append(f"| {bs} | {count(ks)} | {len(set(ks))} | " +
-                   (f"{min(ms_):.2f}-{max(ms_):.2f}x" if ms_ else "-") +
-                   f" | {sum(p[2] for p in picks[bs])} of {calls} | {count(alone[bs])} | {len(set(alone[bs]))} |")
+        for how in ('fresh', 'remembered', 'timing alone'):
+            ps = picks[bs, how]; ks = [p[0] for p in ps]
+            ms_ = [p[1] for p in ps if p[1] is not None and p[1] == p[1]]
+            out.append(f"| {bs} | {how} | {count(ks)} | {len(set(ks))} | " +
+                       (f"{min(ms_):.2f}-{max(ms_):.2f}x" if ms_ else "-") + f" | {sum(p[2] for p in ps)} of {calls} |")
     out += ["", f"`inference_kernels(lenet5, x, repeats=5)` ten times in a row in the same loop (a dense LeNet-5, "
-            "random weights, inputs 1x28x28): the kernel of each candidate layer (conv1, pool1, conv2, pool2), and the "
-            "margins (how many times faster the alternative was than PyTorch's kernel, by the more cautious of the "
-            "median ratio within rounds and the ratio of the fastest calls; 1.25x needed to switch).", "",
-            "| batch | kernels chosen (conv1, pool1, conv2, pool2) | distinct | margins, min-max per layer |", "|---|---|---|---|"]
+            "random weights, inputs 1x28x28), *fresh* (`fresh=True`) and *remembered* (the default): the kernel of each "
+            "candidate layer (conv1, pool1, conv2, pool2), and the margins (how many times faster the alternative was "
+            "than PyTorch's kernel, by the more cautious of the median ratio within rounds and the ratio of the fastest "
+            "calls; 1.25x needed to switch).", "",
+            "| batch | calls | kernels chosen (conv1, pool1, conv2, pool2) | distinct | margins, min-max per layer |",
+            "|---|---|---|---|---|"]
+    short = {'Im2colConv2d': 'im2col', 'SliceMaxPool2d': 'slices', 'PyTorch': 'PyTorch'}
     for bs in (1, 256):
-        ps = picks['lenet5', bs]
-        ks = [p[0] for p in ps]
-        short = {'Im2colConv2d': 'im2col', 'SliceMaxPool2d': 'slices', 'PyTorch': 'PyTorch'}
-        count = ", ".join(f"({', '.join(short.get(x, x) for x in k)}) x{ks.count(k)}" for k in dict.fromkeys(ks))
-        span = ", ".join(f"{min(m):.2f}-{max(m):.2f}" for m in zip(*[p[1] for p in ps]))
-        out.append(f"| {bs} | {count} | {len(set(ks))} | {span} |")
-    same = all(len({p[0] for p in picks[bs]}) == 1 for bs in batches)
-    same_k = all(len({p[0] for p in picks['lenet5', bs]}) == 1 for bs in (1, 256))
-    out += ["", f"**Goal** (the same kernel in ten consecutive calls, for every batch size, under load): `condense` "
-            f"{'met' if same else 'NOT met'}; `inference_kernels` {'met' if same_k else 'NOT met'}.", ""]
+        for how in ('fresh', 'remembered'):
+            ps = picks['lenet5', bs, how]; ks = [p[0] for p in ps]
+            cnt = ", ".join(f"({', '.join(short.get(x, x) for x in k)}) x{ks.count(k)}" for k in dict.fromkeys(ks))
+            span = ", ".join(f"{min(m):.2f}-{max(m):.2f}" for m in zip(*[p[1] for p in ps]))
+            out.append(f"| {bs} | {how} | {cnt} | {len(set(ks))} | {span} |")
+    ok = lambda how: all(len({p[0] for p in picks[bs, how]}) == 1 for bs in batches)
+    ok_k = lambda how: all(len({p[0] for p in picks['lenet5', bs, how]}) == 1 for bs in (1, 256))
+    out += ["", "**Goal** (the same kernel in ten consecutive calls, for every batch size, under load): `condense` "
+            f"{'met' if ok('remembered') else 'NOT met'} as called by default, {'met' if ok('fresh') else 'NOT met'} "
+            f"with every call choosing anew (timing alone: {'met' if ok('timing alone') else 'NOT met'}); "
+            f"`inference_kernels` {'met' if ok_k('remembered') else 'NOT met'} by default, "
+            f"{'met' if ok_k('fresh') else 'NOT met'} choosing anew.", ""]
     return "\n".join(out)
 
 SECTIONS = dict(linear=linear_section, stability=stability_section)

@@ -237,7 +237,7 @@ def _whole_model_check(new, rows:dict, x, repeats:int, sure=()):
     return twin
 
 def condense(model, batch_size:int=1, min_sparsity:float=0.5, repeats:int=5, slice_units:bool=True, example=None,
-             kernels:bool=True):
+             kernels:bool=True, fresh:bool=False):
     "A plain copy of the sparse `model` for inference: zero units cut out, sparse `Linear`s condensed where faster; returns (model, report)"
     src = _get_model(model)
     if not isinstance(src, nn.Module): raise TypeError(f"condense takes a model or a Learner; got {type(model).__name__}")
@@ -297,7 +297,7 @@ def condense(model, batch_size:int=1, min_sparsity:float=0.5, repeats:int=5, sli
             constant = bool((counts == counts[0]).all())
             use = mask if constant else _pad_to_widest(w, mask)
             layer = CondensedLinear.from_masked(w, use, m.bias)
-            choice = choose_kernel(layer, batch_size, repeats)
+            choice = choose_kernel(layer, batch_size, repeats, fresh=fresh)
             layer.set_kernel(choice.kernel); reason = choice.why
             r['margin'] = round(choice.margin, 2)
             what = f"constant fan-in k={int(counts[0])}" if constant else f"unstructured, padded to its widest row (k={layer.k})"
@@ -312,7 +312,7 @@ def condense(model, batch_size:int=1, min_sparsity:float=0.5, repeats:int=5, sli
                                  "against the dense twin")
         new = _whole_model_check(new, rows, x, repeats, sure)
     if kernels and x is not None:              # convolutions and poolings: the kernel that is fastest here
-        new, krep = inference_kernels(new, x.to(next(new.parameters()).device), repeats)
+        new, krep = inference_kernels(new, x.to(next(new.parameters()).device), repeats, fresh=fresh)
         for k in krep.itertuples():
             r = rows.setdefault(k.layer, dict(layer=k.layer, type=k.type, shape=None, units_removed=0, inputs_removed=0,
                                               new_shape=None, kernel='dense', margin=None, note=[]))

@@ -384,10 +384,15 @@ def _ahead(ts, a, b) -> float:
     least disturbed)"""
     return min(_paired(ts, a, b), min(ts[a]) / min(ts[b]))
 
-def choose_kernel(layer:CondensedLinear, batch_size:int=1, repeats:int=7, kernels=None, close:float=3., margin:float=1.2) -> KernelChoice:
+_CHOSEN = {}   # (the layer's sizes, dtype and device, the batch size, the kernels and settings) -> the KernelChoice made
+
+def choose_kernel(layer:CondensedLinear, batch_size:int=1, repeats:int=7, kernels=None, close:float=3., margin:float=1.2,
+                  fresh:bool=False) -> KernelChoice:
     """The kernel of `kernels` (default: `available_kernels()`) for `layer` at `batch_size`: the cost model's pick,
     unless timing (interleaved rounds, on a random batch) finds a kernel the model put within `close` times of it
-    faster by `margin` times the factor the model put it behind; returns (kernel, {name: ms}, reason) as a `KernelChoice`"""
+    faster by `margin` times the factor the model put it behind; returns (kernel, {name: ms}, reason) as a `KernelChoice`.
+    A layer of the same sizes, dtype and device as one chosen for before in this process, at the same batch size,
+    gets the same choice (`fresh`: choose again)"""
     names = list(available_kernels() if kernels is None else kernels)
     if not names: raise ValueError("no kernels to choose from")
     for n in names: _check_kernel(n)
@@ -396,6 +401,11 @@ def choose_kernel(layer:CondensedLinear, batch_size:int=1, repeats:int=7, kernel
     if not float(margin) >= 1: raise ValueError(f"margin must be at least 1: how many times faster a kernel must be "
                                                 f"than the model's pick to replace it; got {margin!r}")
     v, B = layer.values, int(batch_size)
+    key = (layer.out_features, layer.in_features, layer.k, v.dtype, str(v.device), B, tuple(names), float(close), float(margin))
+    if key in _CHOSEN and not fresh:
+        c = _CHOSEN[key]
+        return KernelChoice(c.kernel, c.ms, c.why + "; chosen by an earlier call in this process for a layer of these sizes",
+                            c.margin, c.runner_up, c.timed, c.predicted)
     pred = predict_ms(layer, B) if v.device.type == 'cpu' else {}      # the model knows the CPU only
     if pred and not (layer.k > 0 and v.dtype in (torch.float32, torch.float64)): pred['numba'] = pred['embedding_bag']
     known = [n for n in names if n in pred]
@@ -431,7 +441,8 @@ def choose_kernel(layer:CondensedLinear, batch_size:int=1, repeats:int=7, kernel
     if timed and best == fav and runner and gap < margin:
         why += f"; the model's pick, kept: another must be {margin:g}x faster to replace it"
     elif timed and best != fav and fav in pred: why += f"; replaces the model's pick, {fav}"
-    return KernelChoice(best, ms, why, gap, runner, timed, pred)
+    _CHOSEN[key] = choice = KernelChoice(best, ms, why, gap, runner, timed, pred)
+    return choice
 
 # %% ../../nbs/04a_export.condensed.ipynb #0ee672da
 def condensed_linear(weight:torch.Tensor, mask:torch.Tensor, bias:torch.Tensor|None=None, batch_size:int=1,
