@@ -439,7 +439,7 @@ def choose_kernel(layer:CondensedLinear, batch_size:int=1, repeats:int=7, kernel
     if best != 'dense' and timed and 'dense' in ts: why += f", {_ahead(ts, 'dense', best):.1f}x dense"
     elif best != 'dense' and 'dense' in pred and best in pred: why += f", {pred['dense'] / pred[best]:.1f}x dense in the model"
     if timed and best == fav and runner and gap < margin:
-        why += f"; the model's pick, kept: another must be {margin:g}x faster to replace it"
+        why += f"; the model's pick, kept: another must beat it by {margin:g}x more than the model expects"
     elif timed and best != fav and fav in pred: why += f"; replaces the model's pick, {fav}"
     _CHOSEN[key] = choice = KernelChoice(best, ms, why, gap, runner, timed, pred)
     return choice
