@@ -6,18 +6,18 @@ Docs: https://fastsparse.github.io/fastsparse/export.condense.html.md"""
 
 # %% ../../nbs/04c_export.condense.ipynb #e4633d77
 from __future__ import annotations
-import copy, statistics
+import copy, math, statistics
 import torch, torch.nn as nn
 import pandas as pd
 from ..core.graph import channel_links, _CONV
 from ..core.hooks import _get_model
 from ..core.sites import masked_sites
-from .condensed import condensed_linear, CondensedLinear, _time_interleaved
+from .condensed import CondensedLinear, choose_kernel, _time_interleaved, _ahead
 from .convert import make_permanent, _set_module
 from .layers import inference_layer
 
 # %% auto #0
-__all__ = ['zero_units', 'SliceMaxPool2d', 'Im2colConv2d', 'inference_kernels', 'condense']
+__all__ = ['zero_units', 'SliceMaxPool2d', 'Im2colConv2d', 'forget_kernel_choices', 'inference_kernels', 'condense']
 
 # %% ../../nbs/04c_export.condense.ipynb #de828b28
 def _bn_zeros(bn) -> torch.Tensor:
@@ -125,11 +125,20 @@ def _alternative(m:nn.Module):
         return alt
     return None
 
-def inference_kernels(model:nn.Module, example:torch.Tensor, repeats:int=5, margin:float=0.9) -> tuple:
-    "A copy of `model` (eval mode) whose convolutions and poolings use the kernel that is fastest here on `example`; (model, report)"
+_CHOICES = {}   # (the layer's class and settings, its input's shape, dtype and device, margin) -> (swap, ratio, what)
+
+def forget_kernel_choices():
+    "Forget the choices `inference_kernels` made in this process: its next calls time every layer again"
+    _CHOICES.clear()
+
+def inference_kernels(model:nn.Module, example:torch.Tensor, repeats:int=5, margin:float=0.8, fresh:bool=False) -> tuple:
+    """A copy of `model` (eval mode) whose convolutions and poolings use the kernel that is fastest here on `example`;
+    (model, report). An alternative replaces PyTorch's kernel only if the median over the interleaved rounds of their
+    time ratio, and the ratio of their fastest calls, are at least 1/`margin` (the `margin` column). A layer of the
+    same settings and input shape as one timed before in this process gets the same choice, untimed (`fresh`: time it)"""
     if not isinstance(example, torch.Tensor) or example.ndim == 0:
         raise TypeError(f"example must be a batch of inputs (a tensor whose first dimension is the batch); got {type(example).__name__}")
-    if not 0 < float(margin) <= 1: raise ValueError(f"margin must be in (0, 1]: the time ratio a kernel must beat; got {margin!r}")
+    if not 0 < float(margin) <= 1: raise ValueError(f"margin must be in (0, 1]: the time ratio a kernel must beat (0.8: 1.25x faster); got {margin!r}")
     new = copy.deepcopy(_get_model(model)).eval()
     cands = [n for n, m in new.named_modules() if SliceMaxPool2d.fits(m) or Im2colConv2d.fits(m)]
     inputs, handles = {}, []
@@ -155,15 +164,23 @@ def inference_kernels(model:nn.Module, example:torch.Tensor, repeats:int=5, marg
             except (RuntimeError, NotImplementedError) as e:           # e.g. a dtype the kernel does not take
                 row['note'] = f'{type(alt).__name__} cannot run here ({str(e).splitlines()[0][:80]}): kept'; rows.append(row); continue
             if not same: row['note'] = f'{type(alt).__name__} differs from it here: kept'; rows.append(row); continue
-            ts = _time_interleaved({'torch': lambda: (m(x), sync()), 'alt': lambda: (alt(x), sync())}, max(int(repeats), 3))
-        t0, t1 = statistics.median(ts['torch']) * 1e3, statistics.median(ts['alt']) * 1e3
-        what = f"input {tuple(x.shape)}: PyTorch's {t0:.3g} ms, {type(alt).__name__} {t1:.3g} ms"
-        if t1 <= margin * t0:
+            key = (repr(m), tuple(x.shape), x.dtype, x.device.type, float(margin))
+            if key in _CHOICES and not fresh:
+                r, what = _CHOICES[key]
+                what += " (timed by an earlier call in this process: the same choice; forget_kernel_choices() to time again)"
+            else:
+                ts = _time_interleaved({'torch': lambda: (m(x), sync()), 'alt': lambda: (alt(x), sync())}, max(int(repeats), 3))
+                t0, t1 = statistics.median(ts['torch']) * 1e3, statistics.median(ts['alt']) * 1e3
+                r = _ahead(ts, 'torch', 'alt')                          # within rounds and fastest calls, the more cautious
+                what = f"input {tuple(x.shape)}: PyTorch's {t0:.3g} ms, {type(alt).__name__} {t1:.3g} ms"
+                _CHOICES[key] = r, what
+        row['margin'] = round(r, 2)
+        if r * margin >= 1:
             _set_module(new, n, alt)
-            row.update(type=type(alt).__name__, kernel=type(alt).__name__, note=f"{what}: {t0 / t1:.2f}x faster")
-        else: row['note'] = f"{what}: kept"
+            row.update(type=type(alt).__name__, kernel=type(alt).__name__, note=f"{r:.2f}x faster; {what}")
+        else: row['note'] = f"{r:.2f}x, short of the {1 / margin:.3g}x it needs: kept; {what}"
         rows.append(row)
-    return new, pd.DataFrame(rows, columns=['layer', 'type', 'kernel', 'note'])
+    return new, pd.DataFrame(rows, columns=['layer', 'type', 'kernel', 'margin', 'note'])
 
 # %% ../../nbs/04c_export.condense.ipynb #b25f2745
 def _linear_sites(sites) -> dict:
@@ -192,9 +209,12 @@ def _example_batch(example, model, batch_size:int):
     reps = -(-batch_size // example.shape[0])
     return example.repeat(reps, *[1] * (example.ndim - 1))[:batch_size] if reps > 1 else example[:batch_size]
 
-def _whole_model_check(new, rows:dict, x, repeats:int):
-    "Time `new` against the same model with its `CondensedLinear`s computed densely; keep the faster; returns `new` or its twin"
-    names = [n for n, m in new.named_modules() if isinstance(m, CondensedLinear)]
+_WHOLE_MARGIN = 1.2    # the dense twin replaces the condensed model only if this many times faster
+_SURE = 3.             # a condensed layer the cost model puts this many times ahead of dense is not checked again
+
+def _whole_model_check(new, rows:dict, x, repeats:int, sure=()):
+    "Time `new` against the same model with its `CondensedLinear`s (but those in `sure`) computed densely: the twin if it is `_WHOLE_MARGIN` times faster, else `new`"
+    names = [n for n, m in new.named_modules() if isinstance(m, CondensedLinear) and n not in sure]
     if not names or x is None: return new
     twin = copy.deepcopy(new)
     for n in names:
@@ -209,16 +229,19 @@ def _whole_model_check(new, rows:dict, x, repeats:int):
     def call(m): return lambda: (m(x), sync())
     with torch.inference_mode(): ts = _time_interleaved({'condensed': call(new), 'dense': call(twin)}, max(repeats, 3))
     ms = {k: statistics.median(v) * 1e3 for k, v in ts.items()}
-    what = f"whole model at batch {x.shape[0]}: condensed {ms['condensed']:.3g} ms, with dense Linear {ms['dense']:.3g} ms"
-    if ms['condensed'] <= ms['dense']:
+    r = _ahead(ts, 'condensed', 'dense')                               # > 1: the dense twin is faster
+    what = (f"whole model at batch {x.shape[0]}: condensed {ms['condensed']:.3g} ms, with dense Linear {ms['dense']:.3g} ms "
+            f"({1 / r:.2f}x)")
+    if r < _WHOLE_MARGIN:
         for n in names: rows[n]['note'].append(what)
         return new
     for n in names:
-        rows[n].update(type='Linear', kernel='dense'); rows[n]['note'].append(what + ": kept dense")
+        rows[n].update(type='Linear', kernel='dense', margin=round(r, 2))
+        rows[n]['note'].append(what + f": dense {r:.2f}x faster, kept dense")
     return twin
 
 def condense(model, batch_size:int=1, min_sparsity:float=0.5, repeats:int=5, slice_units:bool=True, example=None,
-             kernels:bool=True):
+             kernels:bool=True, fresh:bool=False):
     "A plain copy of the sparse `model` for inference: zero units cut out, sparse `Linear`s condensed where faster; returns (model, report)"
     src = _get_model(model)
     if not isinstance(src, nn.Module): raise TypeError(f"condense takes a model or a Learner; got {type(model).__name__}")
@@ -234,11 +257,11 @@ def condense(model, batch_size:int=1, min_sparsity:float=0.5, repeats:int=5, sli
     make_permanent(new)
     new.eval()
     links, why = channel_links(new) if slice_units else ({}, 'slice_units=False')
-    rows = {}
+    rows, sure = {}, set()
     def row(name):
         m = new.get_submodule(name)
         return rows.setdefault(name, dict(layer=name, type=type(m).__name__, shape=tuple(m.weight.shape), units_removed=0,
-                                          inputs_removed=0, new_shape=None, kernel='dense', note=[]))
+                                          inputs_removed=0, new_shape=None, kernel='dense', margin=None, note=[]))
     with torch.no_grad():
         for name, m in list(new.named_modules()):
             if not isinstance(m, (nn.Linear, *_CONV)): continue
@@ -277,19 +300,28 @@ def condense(model, batch_size:int=1, min_sparsity:float=0.5, repeats:int=5, sli
             if int(counts.max()) == 0: r['note'].append("no weight left: kept dense"); continue
             constant = bool((counts == counts[0]).all())
             use = mask if constant else _pad_to_widest(w, mask)
-            layer, reason = condensed_linear(w, use, m.bias, batch_size=batch_size, repeats=repeats)
+            layer = CondensedLinear.from_masked(w, use, m.bias)
+            choice = choose_kernel(layer, batch_size, repeats, fresh=fresh)
+            layer.set_kernel(choice.kernel); reason = choice.why
+            r['margin'] = round(choice.margin, 2)
             what = f"constant fan-in k={int(counts[0])}" if constant else f"unstructured, padded to its widest row (k={layer.k})"
-            if layer.kernel == 'dense': r['note'].append(f"{what}; dense is fastest: {reason}"); continue
+            if layer.kernel == 'dense': r['note'].append(f"{what}; dense: {reason}"); continue
             _set_module(new, name, layer.eval())
             r.update(type='CondensedLinear', kernel=layer.kernel)
             r['note'].append(f"{what}; {reason}")
-        new = _whole_model_check(new, rows, x, repeats)
+            p = choice.predicted
+            if 'dense' in p and p['dense'] >= _SURE * p.get(layer.kernel, math.inf):
+                sure.add(name)
+                r['note'].append(f"the cost model puts it {p['dense'] / p[layer.kernel]:.1f}x ahead of dense: not checked "
+                                 "against the dense twin")
+        new = _whole_model_check(new, rows, x, repeats, sure)
     if kernels and x is not None:              # convolutions and poolings: the kernel that is fastest here
-        new, krep = inference_kernels(new, x.to(next(new.parameters()).device), repeats)
+        new, krep = inference_kernels(new, x.to(next(new.parameters()).device), repeats, fresh=fresh)
         for k in krep.itertuples():
             r = rows.setdefault(k.layer, dict(layer=k.layer, type=k.type, shape=None, units_removed=0, inputs_removed=0,
-                                              new_shape=None, kernel='dense', note=[]))
+                                              new_shape=None, kernel='dense', margin=None, note=[]))
             if k.kernel != 'PyTorch': r.update(type=k.type, kernel=k.kernel)
+            if k.margin == k.margin and k.margin is not None: r['margin'] = k.margin
             r['note'].append(k.note)
     for name, m in new.named_modules():
         if name in rows:
@@ -299,5 +331,5 @@ def condense(model, batch_size:int=1, min_sparsity:float=0.5, repeats:int=5, sli
             if isinstance(m, _CONV) and not r['note']: r['note'].append("convolution: kept dense (no faster sparse kernel here)")
     order = {n: i for i, (n, _) in enumerate(new.named_modules())}
     report = pd.DataFrame([{**r, 'note': '; '.join(r['note'])} for r in sorted(rows.values(), key=lambda r: order.get(r['layer'], 0))],
-                          columns=['layer', 'type', 'shape', 'new_shape', 'units_removed', 'inputs_removed', 'kernel', 'note'])
+                          columns=['layer', 'type', 'shape', 'new_shape', 'units_removed', 'inputs_removed', 'kernel', 'margin', 'note'])
     return new, report

@@ -6,14 +6,15 @@ Docs: https://fastsparse.github.io/fastsparse/export.condensed.html.md"""
 
 # %% ../../nbs/04a_export.condensed.ipynb #810b36ec
 from __future__ import annotations
-import warnings, time, statistics
+import warnings, time, statistics, math, os
 import torch, torch.nn.functional as F, torch.nn as nn
 import numpy as np
 from ..ops import kernels as _kernels
 from .layers import inference_layer
 
 # %% auto #0
-__all__ = ['CONDENSED_KERNELS', 'available_kernels', 'CondensedLinear', 'choose_kernel', 'condensed_linear']
+__all__ = ['CONDENSED_KERNELS', 'COST_MODEL', 'available_kernels', 'CondensedLinear', 'predict_ms', 'KernelChoice',
+           'choose_kernel', 'condensed_linear']
 
 # %% ../../nbs/04a_export.condensed.ipynb #b12de9fb
 _NB = None
@@ -35,6 +36,15 @@ def _nb():
             for j in range(k): s += v[o, j] * x[idx[o, j]]
             y[o] = s + b[o]
 
+    @numba.njit(fastmath={'reassoc', 'contract'}, cache=True, nogil=True)
+    def matvec1(v, idx, x, b, y, zero):
+        "`matvec` on this thread alone"
+        n, k = v.shape
+        for o in range(n):
+            s = zero
+            for j in range(k): s += v[o, j] * x[idx[o, j]]
+            y[o] = s + b[o]
+
     @jit
     def matmat(v, idx, xT, b, yT):
         "yT[o, :] = b[o] + sum_j v[o, j] * xT[idx[o, j], :] for `xT` [in, B], over the outputs in parallel"
@@ -52,7 +62,7 @@ def _nb():
             bo = b[o]
             for c in range(B): y[c] += bo
 
-    _NB = dict(matvec=matvec, matmat=matmat, chunks=numba.parallel_chunksize)   # set from Python: cached code can't
+    _NB = dict(matvec=matvec, matvec1=matvec1, matmat=matmat, chunks=numba.parallel_chunksize)   # set from Python: cached code can't
     return _NB
 
 # %% ../../nbs/04a_export.condensed.ipynb #52db6024
@@ -80,13 +90,25 @@ _is_compiling = getattr(getattr(torch, 'compiler', None), 'is_compiling', None) 
 def _add_bias(layer, y):
     return y if layer.bias is None else y + layer.bias
 
+def _bag_indices(layer):
+    "The indices `F.embedding_bag` reads: int32 where `in_features` allows (half the bytes of int64), cached"
+    if _tracing() or layer.in_features >= 1 << 31: return layer.indices
+    return _cached(layer, 'int32', lambda: layer.indices.to(torch.int32))
+
+_BAG_COLUMNS = 64   # a batch over this many inputs goes through `F.embedding_bag` this many columns at a time
+
 def _embedding_bag(layer, x):
     "One bag per output: the `k` rows `indices[o]` of the transposed input, weighted by `values[o]` and summed"
     B = x.shape[0]
     if layer.k == 0: return _add_bias(layer, x.new_zeros(B, layer.out_features))
-    xt = x.t().contiguous() if B != 1 else x.t().expand(-1, 2).contiguous()  # one column is 3-4x slower than two
-    y = F.embedding_bag(layer.indices, xt, per_sample_weights=layer.values, mode='sum')
-    return _add_bias(layer, (y if B != 1 else y[:, :1]).t())
+    idx = _bag_indices(layer)
+    def bags(x):
+        xt = x.t().contiguous() if x.shape[0] != 1 else x.t().expand(-1, 2).contiguous()  # one column: 3-4x slower than two
+        y = F.embedding_bag(idx, xt, per_sample_weights=layer.values, mode='sum')
+        return (y if x.shape[0] != 1 else y[:, :1]).t()
+    C = _BAG_COLUMNS
+    y = bags(x) if _tracing() or B <= C else torch.cat([bags(x[c:c + C]) for c in range(0, B, C)])
+    return _add_bias(layer, y)
 
 _GATHER_ELEMENTS = 1 << 22       # at most this many gathered inputs at once (16 MB in float32)
 
@@ -133,6 +155,17 @@ def _numpy_views(layer):
     b = layer.bias.detach() if layer.bias is not None else v.new_zeros(layer.out_features)
     return v.numpy(), _narrow_indices(layer), b.contiguous().numpy()
 
+_LOAD = [-math.inf, True]      # when the load was last read, and whether it left the cores free
+
+def _cores_free() -> bool:
+    "Whether the 1-minute load average is below the number of cores (read at most once a second)"
+    t = time.monotonic()
+    if t - _LOAD[0] > 1:
+        try: busy = os.getloadavg()[0] >= (os.cpu_count() or 1)
+        except (OSError, AttributeError): busy = False              # no load average (Windows): as if free
+        _LOAD[:] = [t, not busy]
+    return _LOAD[1]
+
 def _numba(layer, x):
     "The compiled loops: a dot product per output at batch 1, rows of the transposed input otherwise"
     if not _numba_ok(layer, x): return _embedding_bag(layer, x)
@@ -144,7 +177,7 @@ def _numba(layer, x):
     v, idx, b = hit[3]
     if B == 1:
         y = np.empty((1, layer.out_features), v.dtype)
-        K['matvec'](v, idx, x.detach().reshape(-1).numpy() if x.is_contiguous() else x.detach().contiguous().reshape(-1).numpy(), b, y[0], v.dtype.type(0))
+        K['matvec' if _cores_free() else 'matvec1'](v, idx, x.detach().reshape(-1).numpy() if x.is_contiguous() else x.detach().contiguous().reshape(-1).numpy(), b, y[0], v.dtype.type(0))
         return torch.from_numpy(y)
     yT = np.empty((layer.out_features, B), v.dtype)
     with K['chunks'](16): K['matmat'](v, idx, x.detach().t().contiguous().numpy(), b, yT)
@@ -294,39 +327,122 @@ def _time_interleaved(fns:dict, repeats:int, warmup:bool=True) -> dict:
             t = time.perf_counter(); fns[n](); ts[n].append(time.perf_counter() - t)
     return ts
 
+# %% ../../nbs/04a_export.condensed.ipynb #f51e4010
+COST_MODEL = dict(
+    batches=(1, 16, 64, 256),   # the batch sizes of the rates below (interpolated in log(batch) between them, flat beyond)
+    bandwidth=20e9,             # bytes per second read from memory,
+    cache=(16e6, 40e9),         # and from the cache, by a layer whose bytes fit in this many
+    macs=dict(                  # multiply-adds per second of each kernel at those batch sizes
+        dense=(20e9, 34e9, 67e9, 60e9), numba=(6e9, 11e9, 25e9, 21e9), embedding_bag=(1.5e9, 22e9, 38e9, 38e9),
+        csr=(1.3e9, 13e9, 13.6e9, 8e9), gather=(0.25e9, 0.35e9, 0.35e9, 0.35e9)),
+    overhead=dict(dense=10e-6, numba=25e-6, embedding_bag=30e-6, csr=30e-6, gather=50e-6))   # seconds per call
+
+def _rate(rates, batches, B):
+    "The rate at batch `B`, interpolated in log(batch) between the calibrated ones"
+    lb = math.log(B)
+    for (b0, r0), (b1, r1) in zip(zip(batches, rates), zip(batches[1:], rates[1:])):
+        if B <= b1: return r0 if B <= b0 else r0 + (r1 - r0) * (lb - math.log(b0)) / (math.log(b1) - math.log(b0))
+    return rates[-1]
+
+def predict_ms(layer:CondensedLinear, batch_size:int=1, model:dict|None=None) -> dict:
+    """The cost model's milliseconds per forward of `layer` at `batch_size` with each kernel it knows (CPU): the
+    bytes each kernel reads over the bandwidth (of the cache, where they fit in it), or its multiply-adds over its
+    calibrated rate, whichever is longer, plus a fixed cost per call"""
+    c = COST_MODEL if model is None else model
+    n, m, k, B = layer.out_features, layer.in_features, layer.k, int(batch_size)
+    s, nnz = layer.values.element_size(), layer.out_features * layer.k
+    io = B * (n + m) * s                                            # the input read and the output written
+    narrow = 2 if m <= 1 << 16 else 4 if m < 1 << 31 else 8         # the compiled loops' indices
+    bag = 4 if m < 1 << 31 else 8
+    read = dict(dense=n * m * s + io, numba=nnz * (s + narrow) + io,
+                embedding_bag=nnz * (s + bag) * -(-B // _BAG_COLUMNS) + 2 * io,   # re-read for every chunk of columns
+                csr=nnz * (s + 8) + 8 * n + io, gather=nnz * (s + 8) + 2 * B * nnz * s + io)   # gather: B x nnz values made
+    macs = dict(dense=n * m * B, numba=nnz * B, embedding_bag=nnz * B, csr=nnz * B, gather=nnz * B)
+    def bw(b): return c['cache'][1] if b <= c['cache'][0] else c['bandwidth']
+    return {name: 1e3 * (c['overhead'][name] + max(read[name] / bw(read[name]), macs[name] / _rate(rates, c['batches'], B)))
+            for name, rates in c['macs'].items()}
+
 # %% ../../nbs/04a_export.condensed.ipynb #dc7c8221
 _HOPELESS = 10, 0.05   # a kernel this many times slower than the fastest in the first round, and slower than this
                        # many seconds, is not timed again (a burst of load on a shared machine costs milliseconds)
 
-def choose_kernel(layer:CondensedLinear, batch_size:int=1, repeats:int=7, kernels=None) -> tuple:
-    """Time each kernel of `kernels` (default: `available_kernels()`) and the dense `F.linear` on a random batch of
-    `batch_size`, interleaved; returns (the fastest kernel, {name: median ms}, a one-line reason)"""
+class KernelChoice(tuple):
+    "What `choose_kernel` found; unpacks as (kernel, {name: ms}, reason), and says how far ahead the kernel is and on what grounds"
+    def __new__(cls, kernel:str, ms:dict, why:str, margin:float, runner_up:str|None, timed:bool, predicted:dict):
+        self = super().__new__(cls, (kernel, ms, why))
+        self.kernel, self.ms, self.why, self.margin, self.runner_up, self.timed, self.predicted = \
+            kernel, ms, why, margin, runner_up, timed, predicted
+        return self
+
+def _paired(ts, a, b) -> float:
+    "The median over the rounds of a's time / b's time in the same round (> 1: b is faster)"
+    return statistics.median(x / y for x, y in zip(ts[a], ts[b]))
+
+def _ahead(ts, a, b) -> float:
+    """How many times faster b is than a, the more cautious of two readings of the same rounds: the median ratio
+    within a round, and the ratio of their fastest calls (load only ever adds time, so the fastest calls are the
+    least disturbed)"""
+    return min(_paired(ts, a, b), min(ts[a]) / min(ts[b]))
+
+_CHOSEN = {}   # (the layer's sizes, dtype and device, the batch size, the kernels and settings) -> the KernelChoice made
+
+def choose_kernel(layer:CondensedLinear, batch_size:int=1, repeats:int=7, kernels=None, close:float=3., margin:float=1.2,
+                  fresh:bool=False) -> KernelChoice:
+    """The kernel of `kernels` (default: `available_kernels()`) for `layer` at `batch_size`: the cost model's pick,
+    unless timing (interleaved rounds, on a random batch) finds a kernel the model put within `close` times of it
+    faster by `margin` times the factor the model put it behind; returns (kernel, {name: ms}, reason) as a `KernelChoice`.
+    A layer of the same sizes, dtype and device as one chosen for before in this process, at the same batch size,
+    gets the same choice (`fresh`: choose again)"""
     names = list(available_kernels() if kernels is None else kernels)
     if not names: raise ValueError("no kernels to choose from")
     for n in names: _check_kernel(n)
     if batch_size < 1: raise ValueError(f"batch_size must be at least 1; got {batch_size}")
-    v = layer.values
-    g = torch.Generator(device=v.device).manual_seed(0)
-    x = torch.randn(batch_size, layer.in_features, generator=g, dtype=v.dtype, device=v.device)
-    sync = torch.cuda.synchronize if v.device.type == 'cuda' else (lambda: None)
-    def call(n): return lambda: (CONDENSED_KERNELS[n](layer, x), sync())
-    fns = {n: call(n) for n in dict.fromkeys([*names, 'dense'])}     # 'dense' is the reference
-    with torch.no_grad():
-        ts = _time_interleaved(fns, 1)                                # a warm-up (compiles, caches) and one round
-        fast = min(t[0] for t in ts.values())
-        rest = {n: f for n, f in fns.items() if n == 'dense' or ts[n][0] <= max(_HOPELESS[0] * fast, _HOPELESS[1])}
-        for n, t in _time_interleaved(rest, max(1, repeats) - 1, warmup=False).items(): ts[n] += t
-    ms = {n: statistics.median(t) * 1e3 for n, t in ts.items()}
-    best = min(names, key=ms.get)
-    if best == 'dense':
-        rest = sorted((n for n in names if n != 'dense'), key=ms.get)
-        why = (f"dense: no condensed kernel beats F.linear at batch {batch_size}" +
-               (f" (the best, {rest[0]}, runs at {ms['dense'] / ms[rest[0]]:.2f}x)" if rest else ''))
-    else:
-        why = f"{best}: {ms['dense'] / ms[best]:.1f}x dense"
-        if 'csr' in ms and best != 'csr': why += f", {ms['csr'] / ms[best]:.1f}x csr"
-        why += f" at batch {batch_size}"
-    return best, ms, why
+    if not float(close) >= 1: raise ValueError(f"close must be at least 1 (math.inf: time every kernel); got {close!r}")
+    if not float(margin) >= 1: raise ValueError(f"margin must be at least 1: how many times faster a kernel must be "
+                                                f"than the model's pick to replace it; got {margin!r}")
+    v, B = layer.values, int(batch_size)
+    key = (layer.out_features, layer.in_features, layer.k, v.dtype, str(v.device), B, tuple(names), float(close), float(margin))
+    if key in _CHOSEN and not fresh:
+        c = _CHOSEN[key]
+        return KernelChoice(c.kernel, c.ms, c.why + "; chosen by an earlier call in this process for a layer of these sizes",
+                            c.margin, c.runner_up, c.timed, c.predicted)
+    pred = predict_ms(layer, B) if v.device.type == 'cpu' else {}      # the model knows the CPU only
+    if pred and not (layer.k > 0 and v.dtype in (torch.float32, torch.float64)): pred['numba'] = pred['embedding_bag']
+    known = [n for n in names if n in pred]
+    lo = min((pred[n] for n in known), default=math.inf)
+    cands = [n for n in names if n not in pred or pred[n] <= close * lo]
+    fav = min(known, key=pred.get) if known else None                  # the model's pick
+    ms, timed = {n: pred.get(n, math.nan) for n in dict.fromkeys([*names, 'dense'])}, False
+    if len(cands) > 1 or fav is None:
+        g = torch.Generator(device=v.device).manual_seed(0)
+        x = torch.randn(B, layer.in_features, generator=g, dtype=v.dtype, device=v.device)
+        sync = torch.cuda.synchronize if v.device.type == 'cuda' else (lambda: None)
+        def call(n): return lambda: (CONDENSED_KERNELS[n](layer, x), sync())
+        fns = {n: call(n) for n in dict.fromkeys([*cands, *([] if 'dense' in pred else ['dense'])])}
+        with torch.no_grad():
+            ts = _time_interleaved(fns, 1)                            # a warm-up (compiles, caches) and one round
+            fast = min(t[0] for t in ts.values())
+            rest = {n: f for n, f in fns.items() if n == fav or ts[n][0] <= max(_HOPELESS[0] * fast, _HOPELESS[1])}
+            for n, t in _time_interleaved(rest, max(1, repeats) - 1, warmup=False).items(): ts[n] += t
+        ms.update({n: statistics.median(t) * 1e3 for n, t in ts.items()}); timed = True
+        if fav is None: fav = min(cands, key=ms.get)                    # no model here: the fastest median
+        behind = lambda n: pred[n] / pred[fav] if n in pred and fav in pred else 1.   # how far the model put n behind
+        wins = {n: _ahead(ts, fav, n) / behind(n) for n in cands if n != fav}
+        best = max((n for n in wins if wins[n] >= margin), key=wins.get, default=fav)
+        others = [n for n in cands if n != best]
+        runner = min(others, key=ms.get, default=None)
+        gap = _ahead(ts, runner, best) if runner else math.inf
+    else: best, runner = fav, min((n for n in known if n != fav), key=pred.get, default=None)
+    if not timed: gap = pred[runner] / pred[best] if runner else math.inf
+    how = f"timed: {len(ts[best])} interleaved rounds" if timed else f"the cost model; the rest are over {close:g}x slower in it"
+    why = f"{best} at batch {B}: " + (f"{gap:.2f}x {runner} ({how})" if runner else f"the only kernel ({how})")
+    if best != 'dense' and timed and 'dense' in ts: why += f", {_ahead(ts, 'dense', best):.1f}x dense"
+    elif best != 'dense' and 'dense' in pred and best in pred: why += f", {pred['dense'] / pred[best]:.1f}x dense in the model"
+    if timed and best == fav and runner and gap < margin:
+        why += f"; the model's pick, kept: another must beat it by {margin:g}x more than the model expects"
+    elif timed and best != fav and fav in pred: why += f"; replaces the model's pick, {fav}"
+    _CHOSEN[key] = choice = KernelChoice(best, ms, why, gap, runner, timed, pred)
+    return choice
 
 # %% ../../nbs/04a_export.condensed.ipynb #0ee672da
 def condensed_linear(weight:torch.Tensor, mask:torch.Tensor, bias:torch.Tensor|None=None, batch_size:int=1,
