@@ -82,6 +82,15 @@ def _np_top_k(v:np.ndarray, k:int, largest:bool=True, exclude=None, m:int=0, pos
     return idx[_np_kth_cut(v[idx], k, largest, None if pos is None else pos[idx])]
 
 # %% ../../nbs/00a_ops.select.ipynb #12182756
+def _kth_value(v:torch.Tensor, k:int, largest:bool=True, by_topk:bool|None=None) -> torch.Tensor:
+    "The k-th largest (smallest) entry of the 1-d `v`: by `torch.kthvalue`, or on a GPU by `torch.topk` (`by_topk`)"
+    # CUDA's kthvalue selects a whole tensor with one thread block (pytorch#75599: 20x slower than a sort); topk is a
+    # radix select over every multiprocessor and gives the same value
+    if by_topk is None: by_topk = v.device.type == 'cuda'
+    if not by_topk: return torch.kthvalue(v, v.numel() - k + 1 if largest else k).values
+    top = torch.topk(v, k, largest=largest, sorted=False).values
+    return top.min() if largest else top.max()
+
 def _kth_cut(v:torch.Tensor, k:int, largest:bool=True, pos=None) -> torch.Tensor:
     "Indices of the `k` largest (smallest) entries of the 1-d `v`, by one k-th value selection; ties at the cut go to the lowest `pos`"
     n = v.numel()
@@ -89,7 +98,7 @@ def _kth_cut(v:torch.Tensor, k:int, largest:bool=True, pos=None) -> torch.Tensor
     if k >= n: return torch.arange(n, device=v.device)
     if v.is_floating_point() and bool(v.isnan().any()):          # NaN ranks last, whichever end is selected
         v = v.nan_to_num(nan=-math.inf if largest else math.inf, posinf=math.inf, neginf=-math.inf)
-    kth = torch.kthvalue(v, n - k + 1 if largest else k).values
+    kth = _kth_value(v, k, largest)
     beyond, ties = _flatnonzero(v > kth if largest else v < kth), _flatnonzero(v == kth)
     need = k - beyond.numel()
     if ties.numel() > need and pos is not None: ties = ties.index_select(0, torch.argsort(pos.index_select(0, ties)))
@@ -98,16 +107,24 @@ def _kth_cut(v:torch.Tensor, k:int, largest:bool=True, pos=None) -> torch.Tensor
 # %% ../../nbs/00a_ops.select.ipynb #756a8aca
 def _np(t:torch.Tensor) -> np.ndarray: return t.detach().contiguous().numpy()
 
-def _top_k(v:torch.Tensor, k:int, largest:bool=True, exclude=None, n_free:int|None=None, pos=None) -> torch.Tensor:
+def _top_k(v:torch.Tensor, k:int, largest:bool=True, exclude=None, n_free:int|None=None, pos=None,
+           by_fill:bool|None=None) -> torch.Tensor:
     """Indices of the `k` largest (`largest=False`: smallest) entries of the 1-d `v`, leaving out the positions where
-    the bool `exclude` is `True` (`n_free` positions are not); ties at the cut go to the lowest `pos` (default: index)"""
+    the bool `exclude` is `True` (`n_free` positions are not); ties at the cut go to the lowest `pos` (default: index);
+    `by_fill`: leave them out by their scores, not by an index array (the default on a GPU)"""
     n = v.numel()
     m = n if exclude is None else n_free if n_free is not None else n - int(exclude.count_nonzero())
-    if v.device.type == 'cpu' and v.dtype in _NP_SCORES:
+    if by_fill is None: by_fill = v.device.type == 'cuda'
+    if v.device.type == 'cpu' and v.dtype in _NP_SCORES and not by_fill:
         return torch.from_numpy(_np_top_k(_np(v), k, largest, None if exclude is None else _np(exclude), m,
                                           None if pos is None else _np(pos)))
-    idx = None if exclude is None else _flatnonzero(~exclude)
-    if idx is None: return _kth_cut(v, k, largest, pos)
+    if exclude is None: return _kth_cut(v, k, largest, pos)
+    if by_fill and v.is_floating_point():
+        # no index array of the free entries on a GPU (8 bytes each): the excluded ones scored past the far end, then
+        # one selection over the whole tensor; a cut that reaches them (free scores as extreme as the fill) is redone below
+        sel = _kth_cut(v.masked_fill(exclude, -math.inf if largest else math.inf), k, largest, pos)
+        if not bool(exclude.index_select(0, sel).any()): return sel
+    idx = _flatnonzero(~exclude)
     return idx.index_select(0, _kth_cut(v.index_select(0, idx), k, largest, None if pos is None else pos.index_select(0, idx)))
 
 # %% ../../nbs/00a_ops.select.ipynb #bc1a06c4
