@@ -151,10 +151,12 @@ def _parser():
     g.add_argument('--results-dir', type=output_folder, default='results', metavar='DIR',
                    help='where grid.md, grid.csv and grid.png go (default: results)')
     g.add_argument('--resume', action='store_true', help='keep the runs already in DIR/grid.csv and run the rest')
+    g.add_argument('--max-minutes', type=positive_float, default=None, metavar='M',
+                   help='start no run that would end past M minutes (a chunk that fits a lent machine; the rest with --resume)')
     return p
 
 # %% ../../nbs/07a_cli.train.ipynb #74ee2c6e
-_GRID_ONLY = ('seeds', 'sparsities', 'methods', 'results_dir', 'resume')
+_GRID_ONLY = ('seeds', 'sparsities', 'methods', 'results_dir', 'resume', 'max_minutes')
 _RUN_ONLY = ('method', 'sparsity', 'pattern', 'distribution', 'dataset', 'model', 'bs', 'lr', 'every', 'batches_per_update',
              'seed', 'out', 'sync_report', 'plot', 'shrink')
 
@@ -178,7 +180,7 @@ def _check(p, a, given):
     if a.grid:
         if bad := [d for d in _RUN_ONLY if d in given]:
             p.error(f"{_opts(bad)}: a grid trains its preset's models and methods with the preset's settings, so "
-                    f"--grid takes only --epochs, --seeds, --sparsities, --methods, --data-path, --results-dir and --resume; "
+                    f"--grid takes only --epochs, --seeds, --sparsities, --methods, --data-path, --results-dir, --resume and --max-minutes; "
                     f"drop {_opts(bad)} (or drop --grid for one run)")
         if a.data_path is not None and GRID_PRESETS[a.grid][0] != 'fashion-mnist':
             p.error(f"--data-path: the {a.grid} preset trains on the {GRID_PRESETS[a.grid][0]}, not on Fashion-MNIST; drop "
@@ -266,7 +268,8 @@ def main(argv=None):
     with _cli_warnings():
         try:
             if a.grid:
-                paths = grid_main(a.grid, a.results_dir, a.epochs, a.seeds, a.sparsities, a.data_path, a.methods, resume=a.resume)
+                paths = grid_main(a.grid, a.results_dir, a.epochs, a.seeds, a.sparsities, a.data_path, a.methods, resume=a.resume,
+                                  max_minutes=a.max_minutes)
             else:
                 res = train(a.method, a.sparsity, a.distribution, a.dataset, a.model, a.epochs, a.bs, a.lr, a.every,
                             a.seed, a.data_path, show_progress=not a.no_progress and sys.stdout.isatty(), pattern=a.pattern, sync_report=a.sync_report,

@@ -51,8 +51,9 @@ def _progress(k:int, n:int, elapsed:float, left:float) -> str:
 # %% ../../nbs/06c_experiments.grid.ipynb #2f6216bf
 def _key(model, method, sparsity, seed): return (str(model), str(method), round(float(sparsity), 6), int(seed))
 
-def run_grid(preset:str='smoke', methods=None, data_path=None, log=print, done=None, on_run=None, **overrides) -> pd.DataFrame:
-    "Run every model x method x sparsity x seed of a preset (with `overrides`) but those in `done`; one row per run, one line of progress"
+def run_grid(preset:str='smoke', methods=None, data_path=None, log=print, done=None, on_run=None, max_minutes:float|None=None,
+             **overrides) -> pd.DataFrame:
+    "Run every model x method x sparsity x seed of a preset (with `overrides`) but those in `done`; one row per run, one line of progress; `max_minutes`: start no run that would end past it"
     if preset not in GRID_PRESETS: raise ValueError(f"unknown grid preset {preset!r}; use one of {', '.join(GRID_PRESETS)}")
     cfg = {**GRID_PRESETS[preset], **{k: v for k, v in overrides.items() if v is not None}}
     if cfg.get('needs_cuda') and not torch.cuda.is_available():
@@ -69,6 +70,11 @@ def run_grid(preset:str='smoke', methods=None, data_path=None, log=print, done=N
     todo = [p for p in plan if _key(*p[:4]) not in have]        # not run yet (a resumed grid runs the rest)
     k0, start, finished = len(plan) - len(todo), time.monotonic(), []
     for i, (model, method, sp, seed, ep) in enumerate(todo):
+        if max_minutes is not None and finished:         # a chunk that fits a lent machine's time: the rest with resume
+            if time.monotonic() - start + time_left(finished, [(model, ep)]) > 60 * max_minutes:
+                log(f"stopped after {len(finished)} run(s): the next would end past max_minutes={max_minutes:g}; "
+                    f"{len(todo) - i} left (run the same grid again with resume to go on)")
+                break
         meth, dist = GRID_METHODS[method]
         t0 = time.monotonic()
         r = train(meth, sp if meth != 'dense' else 0.9, dist, cfg['dataset'], model, ep, cfg['bs'], cfg['lr'],
@@ -121,14 +127,15 @@ def write_results(runs:pd.DataFrame, out_dir, title:str='', command:str='') -> d
     return dict(csv=out / 'grid.csv', md=out / 'grid.md', png=out / 'grid.png')
 
 # %% ../../nbs/06c_experiments.grid.ipynb #038a7b1a
-def grid_main(preset, out_dir, epochs=None, seeds=None, sparsities=None, data_path=None, methods=None, resume=False):
+def grid_main(preset, out_dir, epochs=None, seeds=None, sparsities=None, data_path=None, methods=None, resume=False,
+              max_minutes=None):
     "What `fastsparse-train --grid PRESET` runs: each finished run goes to `out_dir/grid.csv` at once; `resume` skips those"
     ov = dict(seeds=list(range(seeds)) if seeds else None, sparsities=sparsities, epochs=epochs)
     out = Path(out_dir); out.mkdir(parents=True, exist_ok=True); csv = out / 'grid.csv'
     done = pd.read_csv(csv) if resume and csv.exists() else None
     if done is None and csv.exists(): csv.unlink()
     def save(row): pd.DataFrame([row]).to_csv(csv, mode='a', header=not csv.exists(), index=False)
-    runs = run_grid(preset, methods, data_path, done=done, on_run=save, **ov)
+    runs = run_grid(preset, methods, data_path, done=done, on_run=save, max_minutes=max_minutes, **ov)
     cmd = f"fastsparse-train --grid {preset}" + (f" --epochs {epochs}" if epochs else "") + (f" --seeds {seeds}" if seeds else "") \
         + (" --methods " + " ".join(f'"{m}"' if ' ' in m else m for m in methods) if methods else "")
     return write_results(runs, out_dir, f"Sparse training grid: preset {preset}", cmd)
