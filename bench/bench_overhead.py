@@ -109,6 +109,23 @@ def main(argv=None):
         'masking the weights again (the forward hook, after an unvouched step)': per_call(weight_pass, n, R),
         "RigL's sum of the step's gradient (its window)": per_call(rigl_sum, n, R),
     }
+    # the weights as MaskedParameter (what lets a write through `.data` be seen), no hooks: a dense step either way
+    from fastsparse.core.hooks import MaskedParameter
+    twins = {}
+    for k in ('Parameter', 'MaskedParameter'):
+        net = lenet(); opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
+        if k == 'MaskedParameter':
+            for m in net:
+                if isinstance(m, nn.Linear): m.weight.__class__ = MaskedParameter
+        twins[k] = plain(net, opt)
+    tt = {k: [] for k in twins}
+    for r in range(a.repeats):
+        for k in rng.sample(list(twins), 2):
+            f = twins[k]; t0 = time.perf_counter()
+            for _ in range(20): f()
+            tt[k].append((time.perf_counter() - t0) / 20 * 1e6)
+    piece['the weights as MaskedParameter, a Parameter subclass (a dense step with and without)'] = \
+        [x - y for x, y in zip(tt['MaskedParameter'], tt['Parameter'])]
     d = med(dense)
     prows = ["| piece | µs per step (median [IQR]) | share of a dense step |", "|---|---|---|"]
     for k, v in piece.items(): prows.append(f"| {k} | {med(v):.1f} {iqr(v)} | {100 * med(v) / d:.1f}% |")
