@@ -192,7 +192,7 @@ def _eligible(s) -> str|None:
     return None
 
 def set_compute(model:nn.Module, compute:str='sparse', min_sparsity:float=0.5) -> pd.DataFrame:
-    "Make the masked `Linear` layers of `model` compute over their active weights (`'sparse'`), densely (`'dense'`), or the faster way here (`'auto'`); returns `compute_report(model)`"
+    "Make the masked `Linear` layers (and GPT-2's `Conv1D`, 1x1 `Conv2d`) of `model` compute over their active weights (`'sparse'`), densely (`'dense'`), or the faster way here (`'auto'`); returns `compute_report(model)`"
     if compute not in COMPUTE_MODES:
         raise ValueError(f"compute must be one of {', '.join(map(repr, COMPUTE_MODES))}; got {compute!r}")
     try: ok = 0 <= float(min_sparsity) <= 1 and not isinstance(min_sparsity, bool)
