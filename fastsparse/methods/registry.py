@@ -114,6 +114,11 @@ def make_updater(name, sparsity:float|None=None, pattern=None, distribution=None
                         "`ste_finalize(model)` after it")
     if 'sparsity' in m.required and sparsity is None:
         raise ValueError(f"{m.name}: model_sparsity must be a number in [0, 1), the target it prunes to; got None")
+    if kwargs.get('compact'):
+        raise ValueError("compact=True is an option of sparse_optimizer(...): compact optimizer state needs the plain PyTorch "
+                         "loop's wrapper, which steps the masked weights itself; fastai's and the Trainer's optimizers step "
+                         "every weight. Drop compact=True, or train with sparse_optimizer(..., compact=True)")
+    kwargs.pop('compact', None)                          # compact=False: nothing to do
     args = {**m.options, **kwargs}
     for k, v in (('sparsity', sparsity), ('pattern', pattern), ('distribution', distribution)):
         if v is not None or k not in args: args[k] = v          # the caller's, else the method's option, else None
