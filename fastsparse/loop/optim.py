@@ -12,6 +12,7 @@ from ..core.distributed import is_sharded
 from ..methods.dynamic import SparseUpdater, dynamic_updater
 from ..methods.prune import PruningUpdater
 from ..methods.registry import make_updater
+from ..methods.rewire import finite_grads
 from .history import SparsityHistory
 from .compact import CompactSteps, compact_refusal
 
@@ -117,7 +118,10 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
         self.opt.zero_grad(set_to_none=set_to_none)
         if getattr(self, 'compact', None) is not None: self.compact.zero_grad()
     def clip_grad_norm_(self, max_norm:float, norm_type:float=2.0, error_if_nonfinite:bool=False) -> torch.Tensor:
-        "Clip the gradients of every parameter this optimizer steps, compact ones included, as `torch.nn.utils.clip_grad_norm_` does; returns their total norm"
+        "Clip the gradients this optimizer will step with (masked, compact ones included), as `torch.nn.utils.clip_grad_norm_` does; returns their total norm"
+        # in RigL's summing window the gradients are still dense here: summed and masked now (not again in `step`), so
+        # that clipping sees what the optimizer uses; non-finite gradients (a step GradScaler will skip) are left alone
+        if getattr(self.updater, 'summing', False) and finite_grads(self.updater.sites): self.updater.before_clip()
         grads = [p.grad for g in self.opt.param_groups for p in g['params'] if p.grad is not None]
         if getattr(self, 'compact', None) is not None: grads += self.compact.grads()
         if not grads: return torch.tensor(0.)
