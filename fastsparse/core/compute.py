@@ -148,32 +148,29 @@ def _why_dense(m:nn.Module, x:torch.Tensor) -> str|None:
 
 def _semi24_forward(m:nn.Module, x:torch.Tensor) -> torch.Tensor:
     "`m`'s forward with the GPU's 2:4 sparse matmul, in autocast's dtype while it is on (as `F.linear` would compute)"
-    t, w, b = not isinstance(m, nn.Linear), m.weight, m.bias
+    t, w, b = isinstance(m, TransformersConv1D), m.weight, m.bias
     if not torch.is_autocast_enabled('cuda'): return semi24.semi24_linear(x, w, b, t)
     d = torch.get_autocast_dtype('cuda')
     with torch.autocast('cuda', enabled=False):
         return semi24.semi24_linear(x.to(d), w.to(d), b.to(d) if b is not None else None, t)
 
 def _sparse_forward(self, x):
-    "The forward of a masked `Linear` (or `Conv1D`) under `set_compute`: over the active weights when it can and should, else its own"
+    "The forward of a masked `Linear` (or `Conv1D`, 1x1 `Conv2d`) under `set_compute`: over the active weights when it can and should, else its own"
     c = self._fastsparse_compute
     why = _why_dense(self, x) if c.mode != 'dense' else 'dense'
     if why is not None and why != c.why and c.mode != 'dense' and why != 'traced by torch.compile':
         warnings.warn(f"a masked {type(self).__name__} ({tuple(self.weight.shape)}) asked to compute sparse computes densely: "
                       f"{why}", UserWarning, stacklevel=2)                  # once per reason and layer
         c.why = why
-    if why is None and isinstance(self, nn.Conv2d):              # a 1x1 convolution: a product over every pixel
-        plan = c.current_plan(self)
-        if plan is not None and plan.nnz <= (1 - c.min_sparsity) * plan.n_out * plan.n_in and (c.mode == 'sparse' or c.pick(self, x, plan) == 'sparse'):
-            if c.sink is not None: return _conv1x1(x, self.weight, self.bias, plan, c.dense_grad(self), grad_sink=c.sink)
-            return _conv1x1(x, self.weight, self.bias, plan, c.dense_grad(self), c.grad_buffer(self))
-    elif why is None and self.weight.device.type == 'cuda':      # a 2:4 mask on a GPU: the forward by the 2:4 kernels
+    if why is None and self.weight.device.type == 'cuda':      # a 2:4 mask on a GPU: the forward by the 2:4 kernels
         if c.mode == 'sparse' or c.pick(self, x.reshape(-1, x.shape[-1]), None) == 'sparse': return _semi24_forward(self, x)
-    elif why is None:
+    elif why is None:                                            # on the CPU: the products over the active weights
+        conv = isinstance(self, nn.Conv2d)                       # a 1x1 convolution: a product over every pixel
         plan = c.current_plan(self)
-        if plan is not None and plan.nnz <= (1 - c.min_sparsity) * plan.n_out * plan.n_in and (c.mode == 'sparse' or c.pick(self, x.reshape(-1, x.shape[-1]), plan) == 'sparse'):
-            if c.sink is not None: return spmm.sparse_linear(x, self.weight, self.bias, plan, c.dense_grad(self), grad_sink=c.sink)
-            return spmm.sparse_linear(x, self.weight, self.bias, plan, c.dense_grad(self), c.grad_buffer(self))
+        if plan is not None and plan.nnz <= (1 - c.min_sparsity) * plan.n_out * plan.n_in and \
+                (c.mode == 'sparse' or c.pick(self, x if conv else x.reshape(-1, x.shape[-1]), plan) == 'sparse'):
+            grad = dict(grad_sink=c.sink) if c.sink is not None else dict(grad_buffer=c.grad_buffer(self))
+            return (_conv1x1 if conv else spmm.sparse_linear)(x, self.weight, self.bias, plan, c.dense_grad(self), **grad)
     return type(self).forward(self, x)
 
 # %% ../../nbs/02i_core.compute.ipynb #0ea4adbc

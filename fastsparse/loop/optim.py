@@ -43,6 +43,7 @@ def _check_compact(model:nn.Module, opt, updater):
 
 class SparseOptimizerWrapper(torch.optim.Optimizer):
     "Wrap a PyTorch optimizer so that its steps also run a fastsparse updater (or a fastsparse callback's updater); it is an `Optimizer` itself"
+    compact = None              # the `CompactSteps` of `compact=True`
     def __init__(self, model:nn.Module, opt, method, total_steps:int|None=None, n_epoch:int=1, record:bool=True,
                  compact:bool=False):
         if total_steps is not None and (isinstance(total_steps, bool) or not isinstance(total_steps, int) or total_steps < 1):
@@ -116,14 +117,14 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
 
     def zero_grad(self, set_to_none:bool=True):
         self.opt.zero_grad(set_to_none=set_to_none)
-        if getattr(self, 'compact', None) is not None: self.compact.zero_grad()
+        if self.compact is not None: self.compact.zero_grad()
     def clip_grad_norm_(self, max_norm:float, norm_type:float=2.0, error_if_nonfinite:bool=False) -> torch.Tensor:
         "Clip the gradients this optimizer will step with (masked, compact ones included), as `torch.nn.utils.clip_grad_norm_` does; returns their total norm"
         # in RigL's summing window the gradients are still dense here: summed and masked now (not again in `step`), so
         # that clipping sees what the optimizer uses; non-finite gradients (a step GradScaler will skip) are left alone
         if getattr(self.updater, 'summing', False) and finite_grads(self.updater.sites): self.updater.before_clip()
         grads = [p.grad for g in self.opt.param_groups for p in g['params'] if p.grad is not None]
-        if getattr(self, 'compact', None) is not None: grads += self.compact.grads()
+        if self.compact is not None: grads += self.compact.grads()
         if not grads: return torch.tensor(0.)
         total = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g.detach(), norm_type) for g in grads]), norm_type)
         if error_if_nonfinite and not bool(torch.isfinite(total)):
@@ -134,7 +135,7 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
     def state_dict(self) -> dict:
         "The optimizer's state (compact weights' in PyTorch's dense format) and the updater's place in its schedule"
         opt = self.opt.state_dict()
-        if getattr(self, 'compact', None) is not None: opt = self.compact.state_dict(opt)
+        if self.compact is not None: opt = self.compact.state_dict(opt)
         return dict(opt=opt, taken=self.taken, sparse=self.updater.state_dict())
     def load_state_dict(self, d:dict):
         "Resume from `state_dict()` at any step: the optimizer, the step count and the updater, with what its next step needs"
@@ -142,14 +143,14 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
             raise ValueError("a SparseOptimizerWrapper resumes from its own state_dict() (a dict with 'opt', 'taken' and "
                              "'sparse'); to load the wrapped optimizer's alone, call `wrapper.opt.load_state_dict(...)`")
         self.opt.load_state_dict(d['opt']); self.taken = d.get('taken', self.taken)
-        if getattr(self, 'compact', None) is not None: self.compact.load()
+        if self.compact is not None: self.compact.load()
         if 'sparse' in d:
             self.updater.load_state_dict(d['sparse'])
             self.updater.started()                   # what depends on the resumed state: the update due next, RigL's sums
     def close(self):
         "End training: gradients masked again (the hooks made for an unmasked model stay on `.hooks`), compact state back in the optimizer"
         self.updater.finish()
-        if getattr(self, 'compact', None) is not None: self.compact.detach(); self.compact = None
+        if self.compact is not None: self.compact.detach(); self.compact = None
     @property
     def n_steps(self) -> int: "Optimizer steps taken"; return self.taken
     @property
