@@ -135,8 +135,9 @@ class _Stop(Exception): "Raised by a hook to end a forward pass once it has what
 
 class LayerInputs:
     "What the calibration inputs of one layer tell, accumulated batch by batch: each input's sum of squares, or the Hessian"
+    # device: where the sums are kept; None: where the first batch is
     def __init__(self, n_in:int, hessian:bool=False, device=None):
-        self.n, self.n_samples, self.n_in = 0, 0, n_in
+        self.n, self.n_samples, self.n_in, self.device = 0, 0, n_in, device
         self.sq = torch.zeros(n_in, dtype=torch.float64, device=device)
         self.H = torch.zeros(n_in, n_in, device=device) if hessian else None
     @_full_fp32()
@@ -146,6 +147,9 @@ class LayerInputs:
             raise ValueError(f"the layer takes {self.n_in} inputs, but its calibration input has shape {tuple(x.shape)}")
         n_s = x.shape[0] if x.dim() > 2 else 1          # samples as the reference counts them
         x = x.detach().reshape(-1, self.n_in)
+        if self.device is None and self.n == 0 and x.device != self.sq.device:   # no device given: the first batch's
+            self.sq = self.sq.to(x.device); self.H = None if self.H is None else self.H.to(x.device)
+        x = x.to(self.sq.device)
         self.n += x.shape[0]
         xf = x.float()
         self.sq += (xf * xf).sum(0).double()
