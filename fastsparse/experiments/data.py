@@ -20,6 +20,7 @@ __all__ = ['FASHION_MNIST_PATH', 'tensor_dls', 'digits_dls', 'read_idx', 'fashio
 # %% ../../nbs/06a_experiments.data.ipynb #5e532fa1
 def tensor_dls(x_train, y_train, x_valid, y_valid, bs:int=64, seed:int|None=None, device=None) -> DataLoaders:
     "fastai `DataLoaders` over in-memory tensors (shuffled, full training batches)"
+    if device is not None: device = torch.device(device)     # fastai's callbacks read `dls.device.type`
     trn = DataLoader(list(zip(x_train, y_train)), bs=bs, shuffle=True, drop_last=True, device=device)
     if seed is not None: trn.rng.seed(seed)
     val = DataLoader(list(zip(x_valid, y_valid)), bs=bs * 2, device=device)
