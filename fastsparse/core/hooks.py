@@ -54,6 +54,16 @@ def _track_data(w):
 def _untrack_data(w):
     if type(w) is MaskedParameter: w.__class__ = nn.Parameter; w.__dict__.pop(_DIRTY, None)
 
+# %% ../../nbs/02b_core.hooks.ipynb #91dd9eaf
+def _allow_foreach(cls) -> bool:
+    "Let PyTorch's optimizers take their multi-tensor (`foreach`) road for parameters of type `cls`, as `torch.distributed.tensor` does for `DTensor`"
+    try: from torch.optim.optimizer import _foreach_supported_types
+    except ImportError: return False              # a torch without the list decides otherwise: nothing to do
+    if cls not in _foreach_supported_types: _foreach_supported_types.append(cls)
+    return True
+
+_allow_foreach(MaskedParameter)
+
 # %% ../../nbs/02b_core.hooks.ipynb #9ede44e0
 def _enforce_hook(sites):
     "Forward pre-hook applying the masks of `sites` when a weight or mask changed since it was last applied"
