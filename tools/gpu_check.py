@@ -511,6 +511,11 @@ def write_report(files:list, dest:Path) -> str:
             if flat: lines += [_table([flat]), '']
             for k2, v in res.items():
                 if isinstance(v, list) and v and isinstance(v[0], dict): lines += [f"{k2}:", '', _table(v), '']
+                elif isinstance(v, dict) and v:                       # a case of its own (sparse_compute's two)
+                    lines += [f"{k2}:", '', _table([v]), '']
+                    for k3, w in v.items():
+                        if isinstance(w, list) and w and isinstance(w[0], dict): lines += [f"{k2}, {k3}:", '', _table(w), '']
+                elif isinstance(v, str) and k2 not in flat: lines += [f"{k2}: {v}", '']
             if r.get('error'): lines += ['```', str(r['error'])[-1500:], '```', '']
     rows = readme_rows(parts)
     if rows: lines += ['## Rows for the README', '', *rows, '']
