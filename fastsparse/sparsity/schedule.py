@@ -83,6 +83,10 @@ def _exact(sp:Span, n_epoch:int|None=None) -> Fraction:
 class _Position(float):
     "A place in the update window: the float `done / window`, which keeps the two exact numbers (`int`s when whole)"
     def __new__(cls, done, window):
+        if type(done) is int and type(window) is int:      # whole steps (every step of a run): no Fractions, the same float
+            self = super().__new__(cls, done / window)      # (int / int is correctly rounded, as float(Fraction) is)
+            self.done, self.window = done, window
+            return self
         done, window = Fraction(done), Fraction(window)
         self = super().__new__(cls, float(done / window))
         whole = done.denominator == 1 and window.denominator == 1
@@ -100,7 +104,7 @@ class MaskSchedule:
         if self.start.unit == self.end.unit and self.start.value > self.end.value:
             raise ValueError(f"start ({self.start!r}) is after end ({self.end!r}): masks would never change")
         self._start, self._end = self.start, self.end
-        self._s, self._e, self._total = _exact(self.start), _exact(self.end), None
+        self._s, self._e, self._total, self._window = _exact(self.start), _exact(self.end), None, None
 
     @property
     def in_epochs(self) -> bool: "Whether updates come every few epochs (else every few steps)"; return self.every.unit == 'epochs'
@@ -123,18 +127,20 @@ class MaskSchedule:
         xs, xe = _exact(self.start, n_epoch), _exact(self.end, n_epoch)       # the same, exactly
         if s.unit == 'pct': xs, xe = [min(Fraction(x, total_steps), 1) if sp.unit == 'steps' else x
                                       for x, sp in ((xs, self.start), (xe, self.end))]
-        self._s, self._e, self._total = xs, xe, total_steps
+        self._s, self._e, self._total, self._window = xs, xe, total_steps, None
         return self
 
     def steps_window(self) -> tuple|None:
         "The window in whole steps of the run, `(S, E)`: from the first step at or after `start` to `end`, `int(end x total)` as rigl-torch's scripts count it"
-        if self._start.unit == 'steps': return int(self._s), int(self._e)
-        if self._total: return math.ceil(self._s * self._total), math.floor(self._e * self._total)
+        if self._window is None:                             # made once (`bind` forgets it): `position` asks at every step
+            if self._start.unit == 'steps': self._window = int(self._s), int(self._e)
+            elif self._total: self._window = math.ceil(self._s * self._total), math.floor(self._e * self._total)
+        return self._window
 
     def position(self, step:int, pct:float, ahead:int=0) -> float:
         "Where training is in the window, `ahead` steps after this one: < 0 before `start`, [0, 1) inside, >= 1 from `end` on"
         s, e = self._s, self._e
-        if self._start.unit == 'steps': now = step + ahead                       # whole optimizer steps
+        if self._start.unit == 'steps': now, (s, e) = step + ahead, self.steps_window()   # whole optimizer steps
         elif self._total: now, (s, e) = round(pct * self._total) + ahead, self.steps_window()   # whole steps of the run
         else: now = _simplest(float(pct))                                        # no step size: `ahead` unknown
         if e <= s: return -math.inf if now < s else math.inf
