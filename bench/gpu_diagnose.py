@@ -8,7 +8,10 @@ GPU session's figures (bench/GPU.md) raised, answered in one short run.
 - `launch`: each variant's step time with the host waiting at the end (`total`) and the time the host takes to issue
   it (`host`): where `host` is close to `total`, the step is bound by the Python and the launches, not by the GPU;
 - `profile`: the host's busiest operations in one `static` step (torch.profiler);
-- `semi24`: a 2:4 half Linear against dense through cuSPARSELt and CUTLASS, at two token counts, both dtypes.
+- `semi24`: a 2:4 half Linear against dense through cuSPARSELt (its default algorithm, and the one its search picks)
+  and CUTLASS, at three shapes, both dtypes.
+
+CI runs `python bench/gpu_diagnose.py --tiny` so that the script keeps working between GPUs.
 
 On a CPU (`--tiny`, or no GPU) every section runs with tiny sizes, to check the script itself.
 """
@@ -121,6 +124,10 @@ def semi24(dev, tiny):
                     xt = x.t().contiguous()
                     row[f'{backend}_wx_ms'] = round(timed(lambda: torch.mm(ws, xt)) * 1e3, 3)    # W x^T: no transposes
                     row[f'{backend}_err'] = round(float((F.linear(x, ws) - F.linear(x, w)).abs().max()), 4)
+                    if backend == 'cusparselt' and hasattr(torch, '_cslt_sparse_mm_search'):   # the best of cuSPARSELt's algorithms
+                        alg = torch._cslt_sparse_mm_search(ws.packed, xt)
+                        row['cusparselt_alg'] = alg
+                        row['cusparselt_searched_ms'] = round(timed(lambda: torch._cslt_sparse_mm(ws.packed, xt, alg_id=alg)) * 1e3, 3)
                 except Exception as e: row[f'{backend}_error'] = f"{type(e).__name__}: {str(e)[:120]}"
                 finally: SparseSemiStructuredTensor._FORCE_CUTLASS = old
             res['rows'].append(row)
