@@ -180,7 +180,8 @@ def goals(title, res) -> list:
         per = [statistics.median(dt / rt for dt, rt in zip(d['times'][r['last'] + 1:], r['times'][r['last'] + 1:])) for d, r in zip(ds, rs)]
         tot = [sum(d['times']) / sum(r['times']) for d, r in zip(ds, rs)]
         acc = 100 * (statistics.fmean(r['acc'] for r in rs) - statistics.fmean(r['acc'] for r in ms))
-        seeds = f" ({', '.join(f'{100 * (r['acc'] - q['acc']):+.2f}' for r, q in zip(rs, ms))})" if len(rs) > 1 else ''
+        each = ', '.join(f"{100 * (r['acc'] - q['acc']):+.2f}" for r, q in zip(rs, ms))
+        seeds = f" ({each})" if len(rs) > 1 else ''
         out.append(f"| {title} | {m} | {spread(per, '.2f')}x | {spread([r['ceiling'] for r in rs], '.2f')}x | "
                    f"{'yes' if statistics.median(per) >= 1.5 else 'no'} | "
                    f"{spread(tot, '.2f')}x | {'yes' if statistics.median(tot) > 1 else 'no'} | {acc:+.2f}{seeds} | {'yes' if abs(acc) <= 0.5 else 'no'} |")
