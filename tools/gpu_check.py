@@ -19,8 +19,13 @@ is set (the device tool brings that folder back), else into `bench/gpu/`. Back h
 
     python tools/gpu_check.py --report       # bench/GPU.md from bench/gpu/*.json; prints the README rows to add
 
-Parts 1 and 2 take about 13 minutes of device time with the machine's start (a loan of 15 minutes: run them
-back to back, then give the machine back); part 3 about 8 more, for a longer loan.
+On an H100 (2026-11-26) the parts took 127, 84 and 192 s, so one command runs them all inside the 10 minutes a
+command may take, with the wheels installed once:
+
+    python tools/gpu_check.py --all          # parts 1, 2 and 3 (budgets 170, 140 and 250 s), about 7 minutes
+
+and `python bench/gpu_diagnose.py` (host syncs, host time against step time, a profile, the 2:4 kernels) fits in a
+second command of a 15-minute loan.
 
     python tools/gpu_check.py --dry-run      # every step on the CPU, tiny sizes, in under 2 minutes (CI runs it)
 """
@@ -424,6 +429,7 @@ def run_benches(budget:float, dry:bool) -> list:
 
 # --- the parts ----------------------------------------------------------------------------------------------------
 PART_BUDGET = {1: 400, 2: 300, 3: 480}
+ALL_BUDGETS = {1: 170, 2: 140, 3: 250}      # `--all`: on the H100 of 2026-11-26 the parts took 127, 84 and 192 s
 
 def run_part(part:int, budget:float|None, dry:bool, out:Path) -> dict:
     t = time.time()
@@ -529,6 +535,7 @@ def main(argv=None):
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument('--prepare', action='store_true', help='here: build .gpu-wheels/ for the GPU machine')
     g.add_argument('--part', type=int, choices=(1, 2, 3), help='on the GPU machine: run this part')
+    g.add_argument('--all', action='store_true', help=f'on the GPU machine: parts 1, 2 and 3 in one command ({sum(ALL_BUDGETS.values())} s at most)')
     g.add_argument('--report', nargs='*', metavar='JSON', help='write bench/GPU.md from these part files (default: bench/gpu/*.json)')
     g.add_argument('--dry-run', action='store_true', help='every part on the CPU with tiny sizes, into a temporary folder')
     g.add_argument('--step', choices=list(BENCHES), help=argparse.SUPPRESS)
@@ -546,6 +553,9 @@ def main(argv=None):
         return 0
     out = out_dir(a.dry_run)
     if a.part: run_part(a.part, a.budget, False, out); return 0
+    if a.all:
+        for k, b in ALL_BUDGETS.items(): run_part(k, b, False, out)
+        return 0
     t = time.time()                                           # the dry run: every part, tiny, on the CPU
     prepare(dry=True)
     res = [run_part(k, a.budget or 600, True, out) for k in (1, 2, 3)]   # generous: the point is that every step runs
