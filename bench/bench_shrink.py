@@ -18,7 +18,7 @@
 Step times are medians and ratios, taken inside this one process; the machine is shared, so the spread is given
 where there are repeats. Run it under `flock /work/timing.lock` so that no other timing run overlaps.
 """
-import argparse, copy, statistics, time, warnings
+import argparse, copy, json, statistics, time, warnings
 from functools import partial
 from pathlib import Path
 import torch, torch.nn as nn, torch.nn.functional as F
@@ -222,6 +222,18 @@ def resnet_section(data, steps, every, lines, bs=16, size=16):
     lines.append("")
     return ratio(last + 1, steps)
 
+def more_seeds() -> list:
+    "A sentence on VGG-11 Chase's accuracy over the seeds `shrink_accuracy.py` has run, if it has"
+    log = Path(__file__).parent / 'SHRINK_ACCURACY.jsonl'
+    if not log.exists(): return []
+    rows = {}
+    for l in log.read_text().splitlines(): d = json.loads(l); rows[d['seed']] = d
+    diffs = [100 * (d['chase shrink'] - d['chase masked']) for d in rows.values()]
+    return [f"VGG-11 narrow, Chase, on {len(diffs)} seeds (`python bench/shrink_accuracy.py`, `bench/SHRINK_ACCURACY.md`; "
+            f"accuracy alone, the same runs): shrunk minus masked {statistics.fmean(diffs):+.2f} points on the mean, "
+            f"{statistics.median(diffs):+.2f} the median, within 0.5 points on {sum(abs(x) <= 0.5 for x in diffs)} of "
+            f"{len(diffs)} seeds.", ""]
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument('--quick', action='store_true', help='one seed, fewer epochs and steps (a smoke run)')
@@ -251,6 +263,7 @@ def main():
               "| model | method | dense / shrunk per step, after removal | dense / a plain model of the final shapes | >= 1.5x | dense / shrunk, training time | faster | accuracy vs masked (points; each seed) | within 0.5 |",
               "|---|---|---|---|---|---|---|---|---|", *goals('LeNet-5', lenet), *goals('VGG-11 narrow', vgg),
               f"| ResNet-18 | chase | {rn:.2f}x | | {'yes' if rn >= 1.5 else 'no'} | not timed over a whole run | | not trained to the end | |", "",
+              *more_seeds(),
               "The plain model of the final shapes is each shrunk run's model at the end with its masks, hooks and method "
               "taken off, trained by Adam in turn with a copy of the dense model (60 steps, the first 5 left out): what "
               "cutting those units can give at most, however it is done; the gap to the shrunk run's own figure is what "
