@@ -474,12 +474,16 @@ class DynamicSparseUpdater(SparseUpdater):
         return self
 
     def _add_grads(self):
-        "Add this step's gradient of each summed layer to its sum since the last update"
+        "Add this step's gradient of each summed layer to its sum since the last update (one multi-tensor add per device and dtype)"
+        groups = {}
         for l in self.summed:
             g = l.weight.grad
             if g is None: continue
-            l.grad_sum = g.detach().clone() if l.grad_sum is None else l.grad_sum.add_(g.detach())
             self._sums_held = True
+            if l.grad_sum is None: l.grad_sum = g.detach().clone()
+            elif type(g) is not torch.Tensor or l.grad_sum.dtype != g.dtype: l.grad_sum.add_(g.detach())   # a shard: alone
+            else: groups.setdefault((g.device, g.dtype), ([], []))[0].append(l.grad_sum); groups[g.device, g.dtype][1].append(g.detach())
+        for sums, grads in groups.values(): torch._foreach_add_(sums, grads)   # a launch per group on a GPU, not per layer
 
     def _free_sums(self):
         "Drop the summed gradients, if any are held (called at most steps: nothing to do on most)"
