@@ -8,6 +8,8 @@ GPU session's figures (bench/GPU.md) raised, answered in one short run.
 - `launch`: each variant's step time with the host waiting at the end (`total`) and the time the host takes to issue
   it (`host`): where `host` is close to `total`, the step is bound by the Python and the launches, not by the GPU;
 - `profile`: the host's busiest operations in one `static` step (torch.profiler);
+- `pyprofile`: Python's own profile of ten steps of each variant: the host time spent in fastsparse's code, and the
+  busiest functions (what the operator profiler cannot see);
 - `semi24`: a 2:4 half Linear against dense through cuSPARSELt (its default algorithm, and the one its search picks)
   and CUTLASS, at three shapes, both dtypes.
 
@@ -95,6 +97,28 @@ def profile(dev, tiny):
                       n_ops=sum(e.count for e in ka) // 3)
     return res
 
+def pyprofile(dev, tiny, steps=10):
+    "Python's own profile (cProfile) of `steps` steps of each sparse variant: where the host's time goes outside PyTorch's operators"
+    import cProfile, io, pstats
+    cuda = dev.type == 'cuda'
+    runs, (x, y) = _variants(dev, tiny), _data(dev, tiny)
+    res = {}
+    for v in ('dense', 'static', 'rigl'):
+        m, opt = runs[v]
+        for _ in range(3): _step(m, opt, x, y)
+        if cuda: torch.cuda.synchronize()
+        pr = cProfile.Profile(); pr.enable()
+        for _ in range(steps): _step(m, opt, x, y)
+        if cuda: torch.cuda.synchronize()
+        pr.disable()
+        st = pstats.Stats(pr)
+        total = sum(t[2] for t in st.stats.values()) / steps          # the sum of own times: the profiled host time a step
+        ours = sum(t[2] for k, t in st.stats.items() if 'fastsparse' in k[0]) / steps
+        out = io.StringIO(); st.stream = out; st.sort_stats('tottime').print_stats(15)
+        res[v] = dict(host_ms_profiled=round(total * 1e3, 3), fastsparse_own_ms=round(ours * 1e3, 3),
+                      top=out.getvalue()[-4000:])
+    return res
+
 def semi24(dev, tiny):
     if dev.type != 'cuda': return 'no GPU: nothing to time'
     from torch.sparse import to_sparse_semi_structured, SparseSemiStructuredTensor
@@ -137,7 +161,7 @@ def semi24(dev, tiny):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--out', default=None); p.add_argument('--tiny', action='store_true')
-    p.add_argument('--sections', default='syncs,launch,profile,semi24')
+    p.add_argument('--sections', default='syncs,launch,profile,pyprofile,semi24')
     a = p.parse_args()
     dev = torch.device('cuda' if torch.cuda.is_available() else 'cpu')
     tiny = a.tiny or dev.type != 'cuda'
@@ -151,6 +175,8 @@ def main():
         r = res[s]
         if s == 'profile' and isinstance(r, dict):
             for v, x in r.items(): print(f"-- {v}: {x['n_ops']} operations a step\n{x['table']}")
+        elif s == 'pyprofile' and isinstance(r, dict):
+            for v, x in r.items(): print(f"-- {v}: {x['host_ms_profiled']} ms a step profiled, {x['fastsparse_own_ms']} ms in fastsparse's own code\n{x['top']}")
         else: print(json.dumps(r, indent=1, default=str))
     if a.out:
         with open(a.out, 'w') as f: json.dump(res, f, indent=1, default=str)
