@@ -156,6 +156,25 @@ class CompactSteps:
         "The compact gradients held now (for clipping)"
         return [L.sink.values for L in self.layers if L.sink is not None and L.sink.values is not None]
 
+    def grad_group(self) -> dict:
+        """A parameter group of stand-ins whose `.grad` are the compact gradients held now: what the wrapper adds to its
+        `param_groups`, so that code that walks them for gradients (`GradScaler.unscale_`, a norm over the groups) sees
+        these too. The stand-ins take no memory (a scalar expanded to the gradient's shape) and are never stepped; the
+        group's other entries are the first group's hyperparameters, kept in one dict that schedulers may write."""
+        grp = getattr(self, '_grad_group', None)
+        if grp is None:
+            grp = self._grad_group = {k: v for k, v in self.opt.param_groups[0].items() if k != 'params'}
+            self._stand_ins = {}
+        ps = []
+        for g in self.grads():
+            key = (g.shape, g.dtype, g.device, len(ps))
+            t = self._stand_ins.get(key)
+            if t is None: t = self._stand_ins[key] = torch.empty((), dtype=g.dtype, device=g.device).expand(g.shape)
+            t.grad = g
+            ps.append(t)
+        grp['params'] = ps
+        return grp
+
     def state_dict(self, sd:dict) -> dict:
         "`sd`, the optimizer's `state_dict()`, with the compact weights' state added in its dense format"
         order = {id(p): i for i, p in enumerate(p for g in self.opt.param_groups for p in g['params'])}

@@ -70,7 +70,14 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
     # PyTorch's optimizer contract: the wrapped optimizer's groups, state and defaults are the wrapper's (the
     # wrapper does not call `Optimizer.__init__`, which would make groups of its own), so learning-rate schedulers,
     # `GradScaler`, gradient clipping and `add_param_group` act on the optimizer that steps
-    param_groups, state, defaults = _wrapped('param_groups'), _wrapped('state'), _wrapped('defaults')
+    state, defaults = _wrapped('state'), _wrapped('defaults')
+    @property
+    def param_groups(self) -> list:
+        "The wrapped optimizer's groups; with `compact=True` one more, whose stand-in parameters carry the compact gradients (for `GradScaler`)"
+        if self.compact is None: return self.opt.param_groups
+        return self.opt.param_groups + [self.compact.grad_group()]
+    @param_groups.setter
+    def param_groups(self, v): self.opt.param_groups = v
     def add_param_group(self, param_group:dict): self.opt.add_param_group(param_group)
     def __getstate__(self): return self.__dict__
     def __setstate__(self, state): self.__dict__.update(state)
