@@ -12,6 +12,7 @@ import pandas as pd
 from ..ops import spmm, semi24
 from ..ops.masks import unpack_mask
 from .sites import TransformersConv1D, masked_sites, _records
+from .distributed import is_sharded
 
 # %% auto #0
 __all__ = ['COMPUTE_MODES', 'LayerCompute', 'set_compute', 'compute_report']
@@ -133,6 +134,9 @@ def _conv1x1(x:torch.Tensor, weight:torch.Tensor, bias, plan, dense_grad=None, g
 def _why_dense(m:nn.Module, x:torch.Tensor) -> str|None:
     "Why `m` computes densely on `x` now (None: it can compute sparse)"
     if torch.compiler.is_compiling(): return 'traced by torch.compile'
+    mb = m._buffers.get('weight_mask', m._buffers.get('weight_mask_bits'))
+    if is_sharded(m.weight) or is_sharded(mb):       # FSDP2: the gathered weight's mask is still a shard
+        return 'its weight is sharded (fully_shard): computed densely on the gathered weight'
     if isinstance(m, nn.Conv2d):
         if m.weight.device.type != 'cpu': return f"1x1 convolutions compute sparse on the CPU only, not on {m.weight.device.type}"
         if x.dim() != 4: return 'an unbatched input (1x1 convolutions compute sparse on batches [n, c, h, w])'
