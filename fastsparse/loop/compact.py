@@ -157,9 +157,8 @@ class CompactSteps:
         return [L.sink.values for L in self.layers if L.sink is not None and L.sink.values is not None]
 
     def grad_group(self) -> dict:
-        """A parameter group of stand-ins whose `.grad` are the compact gradients held now: what the wrapper adds to its
-        `param_groups`, so that code that walks them for gradients (`GradScaler.unscale_`, a norm over the groups) sees
-        these too. The stand-ins take no memory (a scalar expanded to the gradient's shape) and are never stepped; the
+        """A parameter group of stand-ins whose `.grad` are the compact gradients held now: what the wrapper adds to the
+        `param_groups` it shows `GradScaler`'s unscaling, so that it unscales these too and sees their overflows. The stand-ins take no memory (a scalar expanded to the gradient's shape) and are never stepped; the
         group's other entries are the first group's hyperparameters, kept in one dict that schedulers may write."""
         grp = getattr(self, '_grad_group', None)
         if grp is None:

@@ -6,6 +6,7 @@ Docs: https://fastsparse.github.io/fastsparse/loop.optim.html.md"""
 
 # %% ../../nbs/05d_loop.optim.ipynb #71a8c0ea
 from __future__ import annotations
+import sys
 import torch, torch.nn as nn
 from ..core.sites import masked_sites
 from ..core.distributed import is_sharded, world_size
@@ -41,6 +42,11 @@ def _check_compact(model:nn.Module, opt, updater):
         why = "compact optimizer state does not take sharded (FSDP2) weights; leave compact=False"
     if why is None: why = _compact_ddp_refusal()
     if why is not None: raise ValueError(why)
+
+def _unscale_codes() -> tuple:
+    "The code of `GradScaler`'s gradient unscaling, the one reader of `param_groups` that is shown the compact gradients"
+    from torch.amp.grad_scaler import GradScaler
+    return (GradScaler._unscale_grads_.__code__,)
 
 def _compact_ddp_refusal() -> str|None:
     "Why compact state cannot train in this process group (None: one process)"
@@ -81,8 +87,8 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
     state, defaults = _wrapped('state'), _wrapped('defaults')
     @property
     def param_groups(self) -> list:
-        "The wrapped optimizer's groups; with `compact=True` one more, whose stand-in parameters carry the compact gradients (for `GradScaler`)"
-        if self.compact is None: return self.opt.param_groups
+        "The wrapped optimizer's groups; with `compact=True`, to `GradScaler` alone, one more whose stand-in parameters carry the compact gradients"
+        if self.compact is None or sys._getframe(1).f_code not in _unscale_codes(): return self.opt.param_groups
         return self.opt.param_groups + [self.compact.grad_group()]
     @param_groups.setter
     def param_groups(self, v): self.opt.param_groups = v
