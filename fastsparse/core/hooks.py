@@ -55,12 +55,11 @@ def _untrack_data(w):
     if type(w) is MaskedParameter: w.__class__ = nn.Parameter; w.__dict__.pop(_DIRTY, None)
 
 # %% ../../nbs/02b_core.hooks.ipynb #91dd9eaf
-def _allow_foreach(cls) -> bool:
+def _allow_foreach(cls):
     "Let PyTorch's optimizers take their multi-tensor (`foreach`) road for parameters of type `cls`, as `torch.distributed.tensor` does for `DTensor`"
     try: from torch.optim.optimizer import _foreach_supported_types
-    except ImportError: return False              # a torch without the list decides otherwise: nothing to do
+    except ImportError: return                    # a torch without the list decides otherwise: nothing to do
     if cls not in _foreach_supported_types: _foreach_supported_types.append(cls)
-    return True
 
 _allow_foreach(MaskedParameter)
 

@@ -158,21 +158,14 @@ class CompactSteps:
 
     def grad_group(self) -> dict:
         """A parameter group of stand-ins whose `.grad` are the compact gradients held now: what the wrapper adds to the
-        `param_groups` it shows `GradScaler`'s unscaling, so that it unscales these too and sees their overflows. The stand-ins take no memory (a scalar expanded to the gradient's shape) and are never stepped; the
-        group's other entries are the first group's hyperparameters, kept in one dict that schedulers may write."""
-        grp = getattr(self, '_grad_group', None)
-        if grp is None:
-            grp = self._grad_group = {k: v for k, v in self.opt.param_groups[0].items() if k != 'params'}
-            self._stand_ins = {}
+        `param_groups` it shows `GradScaler`'s unscaling (which reads `params` alone), so that it unscales these too and
+        sees their overflows. A stand-in takes no memory (a scalar expanded to its gradient's shape) and is never stepped."""
         ps = []
         for g in self.grads():
-            key = (g.shape, g.dtype, g.device, len(ps))
-            t = self._stand_ins.get(key)
-            if t is None: t = self._stand_ins[key] = torch.empty((), dtype=g.dtype, device=g.device).expand(g.shape)
+            t = torch.empty((), dtype=g.dtype, device=g.device).expand(g.shape)
             t.grad = g
             ps.append(t)
-        grp['params'] = ps
-        return grp
+        return dict(params=ps)
 
     def state_dict(self, sd:dict) -> dict:
         "`sd`, the optimizer's `state_dict()`, with the compact weights' state added in its dense format"

@@ -8,6 +8,7 @@ Docs: https://fastsparse.github.io/fastsparse/loop.optim.html.md"""
 from __future__ import annotations
 import sys
 import torch, torch.nn as nn
+from torch.amp.grad_scaler import GradScaler
 from ..core.sites import masked_sites
 from ..core.distributed import is_sharded, world_size
 from ..methods.dynamic import SparseUpdater, dynamic_updater
@@ -43,10 +44,7 @@ def _check_compact(model:nn.Module, opt, updater):
     if why is None: why = _compact_ddp_refusal()
     if why is not None: raise ValueError(why)
 
-def _unscale_codes() -> tuple:
-    "The code of `GradScaler`'s gradient unscaling, the one reader of `param_groups` that is shown the compact gradients"
-    from torch.amp.grad_scaler import GradScaler
-    return (GradScaler._unscale_grads_.__code__,)
+_UNSCALE = GradScaler._unscale_grads_.__code__    # GradScaler's unscaling: the one reader of `param_groups` shown the compact gradients
 
 def _compact_ddp_refusal() -> str|None:
     "Why compact state cannot train in this process group (None: one process)"
@@ -88,7 +86,7 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
     @property
     def param_groups(self) -> list:
         "The wrapped optimizer's groups; with `compact=True`, to `GradScaler` alone, one more whose stand-in parameters carry the compact gradients"
-        if self.compact is None or sys._getframe(1).f_code not in _unscale_codes(): return self.opt.param_groups
+        if self.compact is None or sys._getframe(1).f_code is not _UNSCALE: return self.opt.param_groups
         return self.opt.param_groups + [self.compact.grad_group()]
     @param_groups.setter
     def param_groups(self, v): self.opt.param_groups = v

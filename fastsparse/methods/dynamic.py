@@ -482,7 +482,9 @@ class DynamicSparseUpdater(SparseUpdater):
             self._sums_held = True
             if l.grad_sum is None: l.grad_sum = g.detach().clone()
             elif type(g) is not torch.Tensor or l.grad_sum.dtype != g.dtype: l.grad_sum.add_(g.detach())   # a shard: alone
-            else: groups.setdefault((g.device, g.dtype), ([], []))[0].append(l.grad_sum); groups[g.device, g.dtype][1].append(g.detach())
+            else:
+                sums, grads = groups.setdefault((g.device, g.dtype), ([], []))
+                sums.append(l.grad_sum); grads.append(g.detach())
         for sums, grads in groups.values(): torch._foreach_add_(sums, grads)   # a launch per group on a GPU, not per layer
 
     def _free_sums(self):
