@@ -7,7 +7,7 @@ Docs: https://fastsparse.github.io/fastsparse/loop.compact.html.md"""
 # %% ../../nbs/05l_loop.compact.ipynb #706da152
 from __future__ import annotations
 import torch, torch.nn as nn
-from ..ops.spmm import CompactGrad, remap
+from ..ops.spmm import CompactGrad, remap, take, put_
 from ..core.commit import _COMPACT
 
 # %% auto #0
@@ -130,7 +130,7 @@ class CompactSteps:
                 p, idx = L.p, L.current_index()
                 g = None
                 if p.grad is not None:
-                    g = p.grad.reshape(-1).index_select(0, idx)
+                    g = take(p.grad, idx)
                     self._hidden.append((p, p.grad)); p.grad = None
                 taken = L.sink.take() if L.sink is not None else None
                 if taken is not None:
@@ -138,10 +138,9 @@ class CompactSteps:
                     if not (at is idx or torch.equal(at, idx)): v = remap(v, at, idx, p.numel())
                     g = v if g is None else g.add_(v)
                 if g is None: continue                       # no gradient: not stepped, as PyTorch's optimizers skip it
-                flat = p.view(-1)
-                w = flat.index_select(0, idx)
+                w = take(p, idx)
                 self.rule(L, w, g)
-                flat.index_copy_(0, idx, w)
+                put_(p, idx, w)
 
     def restore(self):
         "Give back the dense gradients hidden from `opt`'s step"

@@ -12,7 +12,7 @@ import torch
 from . import kernels as _kernels
 
 # %% auto #0
-__all__ = ['SparsePlan', 'usable', 'SparseLinearFunction', 'sparse_linear', 'remap', 'CompactGrad']
+__all__ = ['SparsePlan', 'usable', 'take', 'put_', 'SparseLinearFunction', 'sparse_linear', 'remap', 'CompactGrad']
 
 # %% ../../nbs/00e_ops.spmm.ipynb #4aeb37e7
 _NB = None
@@ -25,20 +25,29 @@ def _nb():
     jit = numba.njit(parallel=True, fastmath={'reassoc', 'contract'}, cache=True, nogil=True)
 
     @jit
-    def rows_times(ptr, idx, val, xT, yT):
-        "yT[r, :] = sum over p in row r of val[p] * xT[idx[p], :], over the rows in parallel"
-        n = ptr.size - 1; B = xT.shape[1]
-        for r in numba.prange(n):
-            y = yT[r]
-            for c in range(B): y[c] = 0
-            p0 = ptr[r]; p1 = ptr[r + 1]; p4 = p1 - (p1 - p0) % 4
-            for p in range(p0, p4, 4):
-                w0 = val[p]; w1 = val[p + 1]; w2 = val[p + 2]; w3 = val[p + 3]
-                x0 = xT[idx[p]]; x1 = xT[idx[p + 1]]; x2 = xT[idx[p + 2]]; x3 = xT[idx[p + 3]]
-                for c in range(B): y[c] += (w0 * x0[c] + w1 * x1[c]) + (w2 * x2[c] + w3 * x3[c])
-            for p in range(p4, p1):
-                w = val[p]; xr = xT[idx[p]]
-                for c in range(B): y[c] += w * xr[c]
+    def rows_times(ptr, idx, val, xT, bias, out):
+        "out[:, r] = bias[r] + the sum over p in row r of val[p] * xT[idx[p], :] (no bias if `bias` is empty), over blocks of 16 rows in parallel"
+        n = ptr.size - 1; B = xT.shape[1]; has_bias = bias.size > 0
+        for b in numba.prange((n + 15) // 16):
+            r0 = b * 16; r1 = min(r0 + 16, n)
+            tile = np.empty((16, B), xT.dtype)                # the block's rows, batch innermost
+            for r in range(r0, r1):
+                y = tile[r - r0]
+                for c in range(B): y[c] = 0
+                p0 = ptr[r]; p1 = ptr[r + 1]; p4 = p1 - (p1 - p0) % 4
+                for p in range(p0, p4, 4):
+                    w0 = val[p]; w1 = val[p + 1]; w2 = val[p + 2]; w3 = val[p + 3]
+                    x0 = xT[idx[p]]; x1 = xT[idx[p + 1]]; x2 = xT[idx[p + 2]]; x3 = xT[idx[p + 3]]
+                    for c in range(B): y[c] += (w0 * x0[c] + w1 * x1[c]) + (w2 * x2[c] + w3 * x3[c])
+                for p in range(p4, p1):
+                    w = val[p]; xr = xT[idx[p]]
+                    for c in range(B): y[c] += w * xr[c]
+            for c in range(B):                                 # written across: 16 outputs of a sample, one cache line
+                o = out[c]
+                if has_bias:
+                    for j in range(r1 - r0): o[r0 + j] = tile[j, c] + bias[r0 + j]
+                else:
+                    for j in range(r1 - r0): o[r0 + j] = tile[j, c]
 
     @jit
     def row_dots(ptr, idx, dyT, xT, out):
@@ -51,7 +60,17 @@ def _nb():
                 for c in range(B): s += d[c] * xr[c]
                 out[p] = s
 
-    _NB = dict(rows_times=rows_times, row_dots=row_dots)
+    @jit
+    def take(src, pos, out):
+        "out[i] = src[pos[i]], over threads"
+        for i in numba.prange(pos.size): out[i] = src[pos[i]]
+
+    @jit
+    def put(dst, pos, v):
+        "dst[pos[i]] = v[i], over threads (`pos` without repeats)"
+        for i in numba.prange(pos.size): dst[pos[i]] = v[i]
+
+    _NB = dict(rows_times=rows_times, row_dots=row_dots, take=take, put=put)
     return _NB
 
 # %% ../../nbs/00e_ops.spmm.ipynb #9ff1d257
@@ -75,7 +94,7 @@ class SparsePlan:
 
     def values(self, weight:torch.Tensor) -> torch.Tensor:
         "The active weights of `weight`, in the order of the row lists"
-        return weight.detach().reshape(-1).index_select(0, self.flat)
+        return take(weight.detach(), self.flat)
 
     def __repr__(self): return f"SparsePlan({self.n_out}x{self.n_in}, {self.nnz} active)"
 
@@ -95,6 +114,33 @@ def _is_dtensor(t) -> bool:
     m = sys.modules.get('torch.distributed.tensor')             # never imported here: if it is not loaded, no DTensor exists
     return m is not None and isinstance(t, m.DTensor)
 
+# %% ../../nbs/00e_ops.spmm.ipynb #5ce9d534
+_TAKE_MIN = 1 << 16             # below this many entries PyTorch's indexing is as fast (a compiled call has a fixed cost)
+
+def _compiled_ok(flat:torch.Tensor, index:torch.Tensor, *more) -> bool:
+    "Whether the compiled loops can move entries of `flat` at `index`: int64 positions, enough of them, plain CPU float tensors"
+    ts = (flat, index) + more
+    return (_kernels.enabled and index.dtype == torch.int64 and index.numel() >= _TAKE_MIN and flat.dtype in (torch.float32, torch.float64)
+            and all(t.device.type == 'cpu' and t.is_contiguous() and not _is_dtensor(t) for t in ts))
+
+def take(src:torch.Tensor, index:torch.Tensor) -> torch.Tensor:
+    "`src.reshape(-1)[index]` for an int64 `index`: on the CPU, when large, by a compiled loop shared among threads"
+    flat = src.reshape(-1)
+    if not _compiled_ok(flat, index): return flat.index_select(0, index)
+    out = flat.new_empty(index.numel())
+    (_NB or _nb())['take'](flat.numpy(), index.numpy(), out.numpy())
+    return out
+
+def put_(dst:torch.Tensor, index:torch.Tensor, values:torch.Tensor) -> torch.Tensor:
+    "`dst.view(-1)[index] = values` in place (an int64 `index` without repeats); returns `dst.view(-1)`"
+    flat = dst.view(-1)
+    if not (values.dtype == flat.dtype and _compiled_ok(flat, index, values.reshape(-1))):
+        return flat.index_copy_(0, index, values)
+    (_NB or _nb())['put'](flat.numpy(), index.numpy(), values.reshape(-1).numpy())
+    torch.autograd.graph.increment_version(flat)   # written behind PyTorch's back: counted as an in-place change, as `index_copy_` is
+    return flat
+
+
 # %% ../../nbs/00e_ops.spmm.ipynb #a08bf6a2
 class SparseLinearFunction(torch.autograd.Function):
     "`F.linear` over the active weights of `plan`: forward, input gradient, and the weight gradient at the active weights (all of it when `dense_grad()` says so)"
@@ -103,10 +149,9 @@ class SparseLinearFunction(torch.autograd.Function):
         K = _NB or _nb()
         v = plan.values(weight)
         xT = x.detach().t().contiguous()                       # [in, batch]
-        yT = torch.empty(plan.n_out, x.shape[0], dtype=x.dtype)
-        K['rows_times'](plan.row_ptr, plan.col, v.numpy(), xT.numpy(), yT.numpy())
-        y = yT.t().contiguous()                                # laid out as F.linear's (dropout after it draws the same)
-        if bias is not None: y += bias.detach()
+        y = torch.empty(x.shape[0], plan.n_out, dtype=x.dtype)  # laid out as F.linear's (dropout after it draws the same)
+        b = bias.detach() if bias is not None else x.new_empty(0)
+        K['rows_times'](plan.row_ptr, plan.col, v.numpy(), xT.numpy(), b.numpy(), y.numpy())
         ctx.plan, ctx.dense_grad, ctx.grad_buffer, ctx.grad_sink, ctx.v, ctx.xT = plan, dense_grad, grad_buffer, grad_sink, v, xT
         ctx.has_bias = bias is not None
         return y
@@ -117,9 +162,8 @@ class SparseLinearFunction(torch.autograd.Function):
         dyT = dy.t().contiguous()                              # [out, batch]
         dx = dw = db = None
         if ctx.needs_input_grad[0]:
-            dxT = torch.empty(plan.n_in, dy.shape[0], dtype=dy.dtype)
-            K['rows_times'](plan.col_ptr, plan.row, ctx.v.index_select(0, plan.by_col).numpy(), dyT.numpy(), dxT.numpy())
-            dx = dxT.t()
+            dx = torch.empty(dy.shape[0], plan.n_in, dtype=dy.dtype)
+            K['rows_times'](plan.col_ptr, plan.row, take(ctx.v, plan.by_col).numpy(), dyT.numpy(), dy.new_empty(0).numpy(), dx.numpy())
         if ctx.needs_input_grad[1]:
             if ctx.dense_grad is not None and ctx.dense_grad():  # a method reads the whole gradient at this step
                 dw = ctx.xT @ dyT.t() if plan.transposed else dyT @ ctx.xT.t()
@@ -131,7 +175,7 @@ class SparseLinearFunction(torch.autograd.Function):
                 else:
                     buf = ctx.grad_buffer() if ctx.grad_buffer is not None else None    # zero outside the active weights
                     if buf is None: buf = dy.new_zeros(plan.n_out * plan.n_in)
-                    dw = buf.view(-1).index_copy_(0, plan.flat, dv).view(plan.shape)
+                    dw = put_(buf, plan.flat, dv).view(plan.shape)
         if ctx.has_bias and ctx.needs_input_grad[2]: db = dy.sum(0)
         return dx, dw, db, None, None, None, None
 
