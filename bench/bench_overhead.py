@@ -6,7 +6,12 @@ Whole steps (forward, backward, `torch.optim.SGD` step with momentum) are timed 
 step in a random order: the dense model; masks and hooks alone (`sparsify_model`, no method: the forward hook masks
 the weights again after every optimizer step, since nothing vouches for them); static masks under a method
 (`sparse_optimizer('static_sparse')`: the driver vouches after each step that the masked weights are still zero);
-RigL between updates with its default summed gradient and with `growth_gradient='step'`. Then each piece the sparse
+RigL between updates with its default summed gradient and with `growth_gradient='step'`; the static step taken
+apart in place (without the wrapper's bookkeeping, with fastsparse's gradient hooks replaced by bare multiplies, or
+without the forward pre-hooks); and two floors without
+fastsparse, the same masks applied to the weight gradients by a bare post-accumulate hook per layer (one float-mask
+multiply each), or by one multi-tensor multiply between backward and step: what any dense road that keeps masked
+gradients at zero pays. Then each piece the sparse
 steps add is timed alone, on the same layers: the forward pre-hooks when nothing changed, the driver's `mark`, the
 gradient hooks (the float-mask multiply and the Python around it), the weight masking pass the forward hook makes
 when it must, and RigL's summing of the step's gradient."""
@@ -62,6 +67,47 @@ def main(argv=None):
         o = sparse_optimizer(method, net, torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9), 0.9,
                              distribution='erk', total_steps=10 ** 7, every=10 ** 6, **({} if method == 'static_sparse' else kw))
         runs[name] = plain(net, o)
+    def bare_hook(fm):
+        "A gradient hook that multiplies by the float mask `fm` and does nothing else"
+        def hook(p): p.grad.mul_(fm)
+        return hook
+    # the static step taken apart in place: each variant leaves one part of it out (none of them is safe to train with)
+    def static():
+        net = lenet()
+        o = sparse_optimizer('static_sparse', net, torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9), 0.9,
+                             distribution='erk', total_steps=10 ** 7, every=10 ** 6)
+        return net, o
+    net, o = static()
+    def no_wrapper(inner=plain(net, o.opt), marks=o.updater.marks):
+        inner()
+        for m in marks: m()
+    runs["static, without the wrapper's bookkeeping (the inner optimizer stepped, then the marks)"] = no_wrapper
+    net, o = static()
+    for st_ in masked_sites(net):
+        d = st_.weight._post_accumulate_grad_hooks
+        for k in [k for k, h in d.items() if getattr(h, '_fastsparse', False)]: del d[k]
+        st_.weight.register_post_accumulate_grad_hook(bare_hook(st_.mask.float()))
+    runs["static, fastsparse's gradient hooks replaced by bare ones"] = plain(net, o)
+    net, o = static()
+    for m in net:
+        for k in [k for k, h in m._forward_pre_hooks.items() if getattr(h, '_fastsparse', False)]: del m._forward_pre_hooks[k]
+    runs['static, without the forward pre-hooks'] = plain(net, o)
+    # the floor of any dense road that masks gradients: the same masks' one multiply per weight gradient, no fastsparse
+    net = lenet(); fs.sparsify_model(net, 0.9, sparse_f=fs.erdos_renyi_sparsity)
+    fmasks = [s.mask.float() for s in masked_sites(net)]
+    net = lenet(); lins = [m for m in net if isinstance(m, nn.Linear)]
+    with torch.no_grad():
+        for m, fm in zip(lins, fmasks): m.weight.mul_(fm)
+    for m, fm in zip(lins, fmasks): m.weight.register_post_accumulate_grad_hook(bare_hook(fm))
+    runs['floor: a bare gradient hook per layer (its float-mask multiply)'] = plain(net, torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9))
+    net = lenet(); lins = [m for m in net if isinstance(m, nn.Linear)]
+    with torch.no_grad():
+        for m, fm in zip(lins, fmasks): m.weight.mul_(fm)
+    opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
+    def one_pass():
+        F.cross_entropy(net(X), Y).backward(); torch._foreach_mul_([m.weight.grad for m in lins], fmasks)
+        opt.step(); opt.zero_grad()
+    runs['floor: one multi-tensor mask multiply after backward'] = one_pass
     for f in runs.values():
         for _ in range(30): f()
     ts = {k: [] for k in runs}
