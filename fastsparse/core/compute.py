@@ -24,7 +24,7 @@ class LayerCompute:
     "How one masked `Linear` computes: `mode`, the `SparsePlan` of its current mask, and `'auto'`'s choice per batch size"
     def __init__(self, mode:str, min_sparsity:float=0.5):
         self.mode, self.min_sparsity, self.plan, self.key, self.choice, self.handle = mode, min_sparsity, None, None, {}, None
-        self.stash = self.stash_plan = self.private = self.private_plan = None
+        self.stash = self.stash_plan = self.stash_version = self.private = self.private_plan = None
         self.single_user, self.why = False, None
         self.sink = None         # a `CompactGrad` when the optimizer state is kept compact (`loop.compact`): the gradient goes there
 
@@ -67,7 +67,9 @@ class LayerCompute:
                 b, self.stash = self.stash, None
                 if b is None or sys.getrefcount(b) > 2 or b.shape != w.shape or b.dtype != w.dtype or not b.is_contiguous():
                     return None
-                if self.stash_plan is not plan: b.zero_()
+                # another mask, or changed in place since the backward that made it (clipping, a user's noise: zeros
+                # outside the mask may no longer be zeros; a clip by a NaN norm makes them NaN): zeroed whole
+                if self.stash_plan is not plan or b._version != self.stash_version: b.zero_()
                 return b
             b = self.private         # the gradient is added to `w.grad` (fastai, accumulation): a buffer of its own
             if b is None or b.shape != w.shape or b.dtype != w.dtype: b = self.private = torch.zeros_like(w, memory_format=torch.contiguous_format)
@@ -82,7 +84,7 @@ class LayerCompute:
         def hook(p):
             g = p.grad
             self.stash = g if g is not None and g.layout == torch.strided and not (rec is not None and rec.dense_grad) else None
-            self.stash_plan = self.plan
+            self.stash_plan, self.stash_version = self.plan, (g._version if self.stash is not None else None)
         return hook
 
     def __getstate__(self):                      # plans and buffers are rebuilt: a copy starts afresh
