@@ -8,6 +8,7 @@ Docs: https://fastsparse.github.io/fastsparse/loop.compact.html.md"""
 from __future__ import annotations
 import torch, torch.nn as nn
 from ..ops.spmm import CompactGrad, remap, take, put_
+from ..core.distributed import world_size
 from ..core.commit import _COMPACT
 
 # %% auto #0
@@ -122,8 +123,37 @@ class CompactSteps:
             L.absorb(opt.state.pop(p, {}))           # state the optimizer already holds: taken over
             self.layers.append(L); _COMPACT[id(p)] = L   # a commit (`zero_opt_state_`) zeroes the state of what it drops
 
+    def sync(self):
+        """Average the compact gradients over the processes of the default process group, as `DistributedDataParallel`
+        averages `.grad` (which they are not in): one all-reduce for what the backward passes added since the last call;
+        nothing in a single process"""
+        n = world_size()
+        sinks = [L for L in self.layers if L.sink is not None]
+        if n == 1 or not any(L.sink.fresh for L in sinks): return      # every process decides alike: the same backward passes
+        import torch.distributed as dist
+        parts, had = [], []
+        for L in sinks:
+            idx, taken = L.current_index(), L.sink.take()
+            if taken is None: v = torch.zeros(idx.numel(), dtype=L.p.dtype, device=L.p.device)   # none here: zero, as DDP counts it
+            else:
+                v, at = taken
+                if not (at is idx or torch.equal(at, idx)): v = remap(v, at, idx, L.p.numel())
+            parts.append(v); had.append(float(taken is not None))
+        by_kind = {}                                   # one all-reduce per dtype and device (float32 on the CPU, as a rule)
+        for i, v in enumerate(parts): by_kind.setdefault((v.dtype, v.device), []).append(i)
+        for (dt, dev), ii in by_kind.items():
+            flat = torch.cat([parts[i] for i in ii] + [torch.tensor([had[i] for i in ii], dtype=dt, device=dev)])
+            dist.all_reduce(flat); flat /= n
+            off = 0
+            for i in ii:
+                k = parts[i].numel()
+                if flat[-len(ii) + ii.index(i)] > 0:        # some process had a gradient for it
+                    sinks[i].sink.values, sinks[i].sink.index = flat[off:off + k], sinks[i].index
+                off += k
+
     def step(self):
         "Step the compact weights (before `opt.step()`), and hide their dense gradients, if any, from `opt`"
+        self.sync()
         self._hidden = []
         with torch.no_grad():
             for L in self.layers:
@@ -152,7 +182,8 @@ class CompactSteps:
             if L.sink is not None: L.sink.clear()
 
     def grads(self) -> list:
-        "The compact gradients held now (for clipping)"
+        "The compact gradients held now (for clipping), averaged over the processes first"
+        self.sync()
         return [L.sink.values for L in self.layers if L.sink is not None and L.sink.values is not None]
 
     def grad_group(self) -> dict:

@@ -10,7 +10,7 @@ import sys
 import torch, torch.nn as nn
 from torch.amp.grad_scaler import GradScaler
 from ..core.sites import masked_sites
-from ..core.distributed import is_sharded, world_size
+from ..core.distributed import is_sharded
 from ..methods.dynamic import SparseUpdater, dynamic_updater
 from ..methods.prune import PruningUpdater
 from ..methods.registry import make_updater
@@ -41,17 +41,9 @@ def _check_compact(model:nn.Module, opt, updater):
                "follow the cuts: use one of the two")
     if why is None and any(is_sharded(p) for p in model.parameters()):
         why = "compact optimizer state does not take sharded (FSDP2) weights; leave compact=False"
-    if why is None: why = _compact_ddp_refusal()
     if why is not None: raise ValueError(why)
 
 _UNSCALE = GradScaler._unscale_grads_.__code__    # GradScaler's unscaling: the one reader of `param_groups` shown the compact gradients
-
-def _compact_ddp_refusal() -> str|None:
-    "Why compact state cannot train in this process group (None: one process)"
-    if world_size() == 1: return None
-    return (f"compact optimizer state keeps the gradients of layers that compute sparse outside `.grad`, where "
-            f"DistributedDataParallel cannot average them, so the {world_size()} processes would train apart: leave "
-            "compact=False under a process group of more than one process")
 
 class SparseOptimizerWrapper(torch.optim.Optimizer):
     "Wrap a PyTorch optimizer so that its steps also run a fastsparse updater (or a fastsparse callback's updater); it is an `Optimizer` itself"
@@ -108,8 +100,6 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
             if self.total_steps is None:
                 raise ValueError("pass pct_train (the fraction of training done) to step(), or total_steps to the wrapper")
             pct_train = self.taken / self.total_steps
-        if self.compact is not None and (why := _compact_ddp_refusal()):   # a process group made after the wrapper
-            raise ValueError(why)
         if not skipped:
             skip = self.updater.before_step(float(pct_train))       # `True`: skip it (skip_gradients); may refuse
             self.taken += 1

@@ -114,7 +114,7 @@ def _is_dtensor(t) -> bool:
     m = sys.modules.get('torch.distributed.tensor')             # never imported here: if it is not loaded, no DTensor exists
     return m is not None and isinstance(t, m.DTensor)
 
-# %% ../../nbs/00e_ops.spmm.ipynb #5ce9d534
+# %% ../../nbs/00e_ops.spmm.ipynb #5766f745
 _TAKE_MIN = 1 << 16             # below this many entries PyTorch's indexing is as fast (a compiled call has a fixed cost)
 
 def _compiled_ok(flat:torch.Tensor, index:torch.Tensor, *more) -> bool:
@@ -195,9 +195,10 @@ def remap(values:torch.Tensor, old:torch.Tensor, new:torch.Tensor, n:int) -> tor
 
 class CompactGrad:
     "A weight gradient at the active weights only, in the order of the weight's flat `index`, summed over backward passes until `take()`"
-    def __init__(self): self.values = self.index = None
+    def __init__(self): self.values = self.index = None; self.fresh = False
     def add(self, dv:torch.Tensor, plan:SparsePlan):
         "Add `dv`, the gradient at the active weights of `plan` in the order of its rows"
+        self.fresh = True                      # added to since the processes last averaged it (`CompactSteps.sync`)
         index, order = _sorted(plan)
         v = dv if order is None else dv.index_select(0, order)
         if self.values is None: self.values, self.index = v, index
@@ -207,9 +208,9 @@ class CompactGrad:
     def take(self):
         "(values, flat index) of the summed gradient, or None; it is cleared"
         out = None if self.values is None else (self.values, self.index)
-        self.values = self.index = None
+        self.values = self.index = None; self.fresh = False
         return out
-    def clear(self): self.values = self.index = None
+    def clear(self): self.values = self.index = None; self.fresh = False
 
 def _sorted(plan:SparsePlan):
     "The flat indices of `plan`'s active weights in increasing order, and the permutation of its row order that gives them (None: the same order)"
