@@ -106,8 +106,8 @@ def _adam_(L:CompactLayer, w:torch.Tensor, g:torch.Tensor):
 
 # %% ../../nbs/05l_loop.compact.ipynb #bc4c944a
 class CompactSteps:
-    "Step the masked weights of `sites` that `opt` steps at their active weights only, with their optimizer state kept there; `opt` steps every other parameter"
-    def __init__(self, sites:list, opt:torch.optim.Optimizer):
+    "Step the masked weights of `sites` that `opt` steps at their active weights only, with their optimizer state kept there; `opt` steps every other parameter. `sinks=False`: the gradients stay dense, in `.grad`, where a layer computes sparse too"
+    def __init__(self, sites:list, opt:torch.optim.Optimizer, sinks:bool=True):
         why = compact_refusal(opt)
         if why is not None: raise ValueError(why)
         self.opt, self.rule = opt, _sgd_ if type(opt).__name__ == 'SGD' else _adam_
@@ -117,7 +117,7 @@ class CompactSteps:
             p = s.weight
             if id(p) not in group_of or not p.requires_grad or not p.is_contiguous(): continue
             c = s.owner.__dict__.get('_fastsparse_compute')
-            L = CompactLayer(s, group_of[id(p)], CompactGrad() if c is not None else None)
+            L = CompactLayer(s, group_of[id(p)], CompactGrad() if c is not None and sinks else None)
             L.adamw = type(opt).__name__ == 'AdamW'
             if c is not None: c.sink = L.sink
             L.absorb(opt.state.pop(p, {}))           # state the optimizer already holds: taken over
@@ -171,6 +171,11 @@ class CompactSteps:
                 w = take(p, idx)
                 self.rule(L, w, g)
                 put_(p, idx, w)
+
+    def hide(self):
+        "Hide the compact weights' dense gradients from `opt` without stepping them (a step a `GradScaler` skips: a fused optimizer would still make dense state for them)"
+        self._hidden = [(L.p, L.p.grad) for L in self.layers if L.p.grad is not None]
+        for p, _ in self._hidden: p.grad = None
 
     def restore(self):
         "Give back the dense gradients hidden from `opt`'s step"

@@ -15,7 +15,8 @@ from ..methods.dynamic import SparseUpdater
 from ..methods.registry import get_method, make_updater
 from ..export.checkpoint import load_safetensors, save_safetensors, _mask_entry
 from .history import SparsityHistory
-from .optim import SparseOptimizerWrapper
+from .optim import SparseOptimizerWrapper, _check_compact
+from .compact import CompactSteps
 
 # %% auto #0
 __all__ = ['SPARSE_MASKS_NAME', 'SPARSE_STATE_NAME', 'require_transformers', 'save_sparse_pretrained', 'sparse_saving',
@@ -210,6 +211,7 @@ class SparseTrainerCallback:
                  pattern=None,              # the masks' pattern (default: the method's, else the one each mask's record names)
                  distribution=None,         # the layers' sparsities: a name in `DISTRIBUTIONS`, `f(params, sparsity)` or a dict
                  record:bool=True,          # keep a `SparsityHistory`: rows at the start, at each mask update and each epoch end
+                 compact:bool=False,        # the masked weights' optimizer state (AdamW's moments) kept and stepped at their active weights only
                  **options):                # the method's options: `every`, `end`, `drop_fraction`, `sparse_modules`, ...
         self.__class__ = _trainer_callback_class(type(self))    # a `TrainerCallback` (transformers is imported now)
         if isinstance(method, SparseUpdater):
@@ -218,6 +220,7 @@ class SparseTrainerCallback:
             self.updater, self.method = method, type(method).__name__
         else: self.updater, self.method = make_updater(method, sparsity, pattern, distribution, **options), get_method(method).name
         self.record, self.hooks, self.history, self.taken, self._run, self._init = record, None, None, 0, None, None
+        self.compact, self.compacts = bool(compact), None     # `compacts`: the `CompactSteps` of the run, while it trains
 
     def __repr__(self): return f"{type(self).__name__}({self.method}: {self.taken} optimizer steps, {self.n_updates} mask updates)"
     @property
@@ -252,6 +255,7 @@ class SparseTrainerCallback:
         if run is not None and not run.ended and run.state() is state: raise ValueError(self._twice())
         inner = _inner(optimizer)
         _check_optimizer(model, inner, self.updater)
+        if self.compact: _check_compact(model, inner, self.updater)
         resume = None
         if state.global_step > 0:                   # the Trainer resumes: the folder it loaded the weights from
             resume = _read_resume(self, resume_from or _checkpoint_folder(args, state), state, model)
@@ -261,6 +265,9 @@ class SparseTrainerCallback:
                            state=resume['updater'] if resume is not None else None,
                            sites=self.updater.select_sites(masked_sites(model)))
         self.taken = resume['taken'] if resume is not None else 0
+        # compact: the gradients stay in `.grad` (the Trainer clips them and DDP averages them there); the state that
+        # the Trainer loaded on a resume (saved dense, see `_lend_state`) is taken over
+        self.compacts = CompactSteps(self.updater.sites, inner, sinks=False) if self.compact else None
         if hasattr(model, '_keys_to_ignore_on_save'): sparse_saving(model)
         self._run = _Run(state, model, optimizer, inner)
         self.history = SparsityHistory(model, [self.updater]) if self.record else None
@@ -287,14 +294,18 @@ class SparseTrainerCallback:
             try: scaler.unscale_(run.inner)
             except RuntimeError as e:
                 if 'already been called' not in str(e): raise            # unscaled already, by the Trainer's clipping
-            if not _grads_finite(run.inner): return                     # an overflow: the schedule stays where it is
+            if not _grads_finite(run.inner):                            # an overflow: the schedule stays where it is
+                if self.compacts is not None: self.compacts.hide()      # and the skipped step makes no dense state
+                return
         run.stepping = True
         if self.updater.before_step(self.taken / state.max_steps): _clear_grads(run.inner)   # `True`: skip this step
+        if self.compacts is not None: self.compacts.step()       # the masked weights stepped compact, hidden from the step
 
     def on_optimizer_step(self, args, state, control, **kwargs):
         run = self._check_step(state, 'on_optimizer_step')
         if not run.in_step: raise RuntimeError(self._twice())
         run.in_step, run.next_step = False, state.global_step + 1
+        if self.compacts is not None: self.compacts.restore()
         taken = run.stepping and not getattr(run.opt, 'step_was_skipped', False)
         if run.stepping and not taken: self.updater.stepping = False     # skipped after all: `after_step` counts nothing
         run.stepping = False
@@ -307,6 +318,21 @@ class SparseTrainerCallback:
         self.updater.after_epoch()
         if self.history is not None:
             self.history.check(self.taken, float(state.epoch)); self.history.record('epoch', self.taken, float(state.epoch))
+        self._lend_state(control)
+
+    def on_step_end(self, args, state, control, **kwargs): self._lend_state(control)
+
+    def _lend_state(self, control):
+        """compact: when the Trainer is about to save a checkpoint (its flow callback, which runs first, has set
+        `should_save`), the compact state goes into the optimizer in PyTorch's dense format, so that `optimizer.pt` is
+        what a dense-state run writes and a resume takes it back; `on_save` takes it out again"""
+        if self.compacts is None or not control.should_save: return
+        for L in self.compacts.layers:
+            if L.state: self.compacts.opt.state[L.p] = L.dense_state()
+
+    def _take_state_back(self):
+        if self.compacts is None: return
+        for L in self.compacts.layers: self.compacts.opt.state.pop(L.p, None)
 
     def on_train_end(self, args, state, control, **kwargs):
         run = self._run
@@ -315,11 +341,14 @@ class SparseTrainerCallback:
         if args.load_best_model_at_end and best is not None and (Path(best)/SPARSE_MASKS_NAME).is_file():
             load_safetensors(run.model, Path(best)/SPARSE_MASKS_NAME)   # the Trainer loaded the best weights: their masks too
         self.updater.finish()
+        if self.compacts is not None:
+            self._take_state_back(); self.compacts.detach(); self.compacts = None   # the optimizer holds its whole state again
         run.ended = True
 
     # --- checkpoints ---
     def on_save(self, args, state, control, **kwargs):
         run = self._run
+        if run is not None and run.state() is state: self._take_state_back()     # on every process: each lent its state
         if run is None or run.state() is not state or not state.is_world_process_zero: return
         folder = _checkpoint_folder(args, state)
         if not folder.is_dir(): return
