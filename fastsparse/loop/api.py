@@ -48,6 +48,11 @@ def list_algorithms() -> pd.DataFrame:
 def sparse_callback(algorithm:str, sparsity:float|None=None, pattern=None, distribution=None, **kwargs):
     "The fastai callback of the registered method `algorithm` at `sparsity`, with a pattern, distribution, schedule and its options"
     m = get_method(algorithm)
+    compact = kwargs.pop('compact', False)
+    if not isinstance(compact, bool): raise ValueError(f"compact must be True or False; got {compact!r}")
+    if compact and m.kind == 'ste':
+        raise ValueError(f"{m.name} trains dense weights through a straight-through estimator: its optimizer state cannot be "
+                         "kept compact; leave compact=False")
     if m.kind == 'ste' and isinstance(m.target, str):
         if distribution not in (None, 'uniform'): raise ValueError(f"{m.name} prunes every layer alike: use distribution='uniform'")
         cb = STECallback(sparsity, m.name, 'unstructured' if pattern is None else pattern, **kwargs)
@@ -59,6 +64,7 @@ def sparse_callback(algorithm:str, sparsity:float|None=None, pattern=None, distr
         elif isinstance(u, PruningUpdater): cb = PruningCallback(updater=u)
         else: cb = SparseCallback(u)
     cb.algorithm = m.name
+    if compact: cb.compact = True
     return cb
 
 def _method_name(cb) -> str: return cb.algorithm if isinstance(getattr(cb, 'algorithm', None), str) else type(cb).__name__

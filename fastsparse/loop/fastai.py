@@ -22,6 +22,8 @@ from ..methods.dynamic import DynamicSparseUpdater, RigL, SET, SNFS, dynamic_upd
 from ..methods.prune import polynomial_sparsity, PruningUpdater
 from ..methods.ste import is_ste, STE_ALGORITHMS, ste_finalize, ste_sparsify, _ste_args
 from .recorder import SparsityRecorder, _in_fit
+from .optim import _check_compact
+from .compact import CompactSteps
 
 # %% auto #0
 __all__ = ['SET_presets', 'SNFS_presets', 'RigL_presets', 'Static_presets', 'PAPER_UPDATE_INTERVALS', 'SparseCallback',
@@ -48,11 +50,24 @@ class _BeforeClip(Callback):
     def __init__(self, updater): self.updater = updater
     def before_step(self): self.updater.before_clip()
 
+def _compact_optimizer(learn, updater):
+    "The PyTorch optimizer inside `learn.opt` that compact state steps beside; an error, before anything changes, when there is none"
+    from fastai.optimizer import OptimWrapper
+    opt = learn.opt                     # `fit` made it before `before_fit`
+    if not isinstance(opt, OptimWrapper):
+        raise ValueError(f"compact=True steps the masked weights by PyTorch's SGD, Adam or AdamW rule, and this Learner's "
+                         f"optimizer is fastai's {type(opt).__name__}: give the Learner "
+                         "opt_func=partial(OptimWrapper, opt=torch.optim.AdamW) (or SGD, Adam), or leave compact=False")
+    _check_compact(learn.model, opt.opt, updater)
+    return opt.opt
+
 class SparseCallback(Callback):
     "A fastai callback that drives a `SparseUpdater` (`self.updater`) at fastai's events"
     order = GradientClip.order + 1
     _handled = frozenset()
     add_recorder = True         # add a `SparsityRecorder` to the learner in `before_fit` when it has none
+    compact = False             # True: the masked weights' optimizer state kept and stepped at their active weights (`loop.compact`)
+    compacts = None             # the `CompactSteps` of a fit with `compact=True`
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         cls._handled = frozenset(e for e in _EVENTS if callable(getattr(cls, e, None)))
@@ -79,6 +94,7 @@ class SparseCallback(Callback):
         self._fitting = _in_fit()
         if not self._fitting: return
         _refuse_legacy_fp16(self.learn)
+        inner = _compact_optimizer(self.learn, self.updater) if self.compact else None    # checked before anything changes
         self.hooks = self.sparsify(self.learn.model)
         resume = getattr(self.learn, 'sparse_state', None)
         state = resume.pop(type(self).__name__, None) if isinstance(resume, dict) else None
@@ -91,6 +107,9 @@ class SparseCallback(Callback):
                            total_steps=total, state=state, sites=self.select_sites(masked_sites(self.learn.model)))
         if state is not None and scaler_state is not None and hasattr(getattr(self.learn, 'scaler', None), 'load_state_dict'):
             self.learn.scaler.load_state_dict(scaler_state)     # the loss scale of the saved run (MixedPrecision made a fresh one)
+        # compact: the gradients stay in `.grad` (clipping and DDP see them); a state the optimizer holds (a loaded
+        # checkpoint's, or the last fit's) is taken over
+        self.compacts, self._lent, self._cancelled = (CompactSteps(self.updater.sites, inner, sinks=False) if self.compact else None), False, False
         if self.add_recorder and not hasattr(self.learn, 'sparsity_recorder'):
             rec = SparsityRecorder(); self.learn.add_cb(rec); rec('before_fit')   # this event's list is already made
         # a callback between the unscaling and this one (GradientClip) reads the gradients: it gets the masked ones
@@ -99,16 +118,35 @@ class SparseCallback(Callback):
             self.learn.add_cb(_BeforeClip(self.updater))
 
     def before_step(self):
+        if self._lent: self._take_state_back()
         if self.updater.before_step(self.learn.pct_train): raise CancelStepException()   # the step is skipped
-    def after_step(self): self.updater.after_step()
+        if self.compacts is not None: self.compacts.hide(); self._cancelled = False    # stepped compact after the others
+    def after_cancel_step(self): self._cancelled = True
+    def after_step(self):
+        c = self.compacts
+        if c is not None:          # unless a callback after this one cancelled the step: the compact weights' step now
+            c.restore()
+            if not self._cancelled: c.step(); c.restore()
+            self._cancelled = False
+        self.updater.after_step()
     def before_train(self): self._trained = True
     def after_epoch(self):
         # outside a fit (`learn.validate()`) nothing counts; an epoch that `fit(start_epoch=k)` skips (cancelled before
         # it trained) is not counted either: the resumed state has it
         if getattr(self, '_fitting', True) and self._trained: self.updater.after_epoch()
         self._trained = False
+        if self.compacts is not None and not self._lent:   # for callbacks that save at the epoch's end (`SaveModelCallback`):
+            for L in self.compacts.layers:                  # the optimizer's `state_dict()` in PyTorch's format, as dense state
+                if L.state: self.compacts.opt.state[L.p] = L.dense_state()
+            self._lent = True
+    def _take_state_back(self):
+        for L in self.compacts.layers: self.compacts.opt.state.pop(L.p, None)
+        self._lent = False
     def after_fit(self):
         if not getattr(self, '_fitting', True): return
+        if self.compacts is not None:       # the optimizer holds its whole state again (`learn.save`, the next fit)
+            if self._lent: self._take_state_back()
+            self.compacts.detach(); self.compacts = None
         for cb in [cb for cb in self.learn.cbs if isinstance(cb, _BeforeClip) and cb.updater is self.updater]: self.learn.remove_cb(cb)
         self.updater.finish()
         if self.hooks is not None: self.learn.sparse_hooks = self.hooks
