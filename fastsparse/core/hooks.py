@@ -9,6 +9,7 @@ from __future__ import annotations
 from fastcore.basics import store_attr
 import torch, torch.nn as nn
 from ..ops.masks import mask_, unpack_mask
+from ..ops.spmm import DATA_TAKEN
 from .sites import _records
 
 # %% auto #0
@@ -38,13 +39,14 @@ _DIRTY = '_fastsparse_dirty'       # set on a masked weight when its `.data` was
 
 class MaskedParameter(nn.Parameter):
     "A masked weight while its mask is enforced: an `nn.Parameter` whose `.data`, read or set, marks it for the forward hook"
+    counts_data = True          # its `.data` takes are counted too (`ops.spmm.SparsePlan.offer` relies on them)
     @property
     def data(self):
-        self.__dict__[_DIRTY] = True
+        d = self.__dict__; d[_DIRTY] = True; d[DATA_TAKEN] = d.get(DATA_TAKEN, 0) + 1   # counted: see `SparsePlan.offer`
         return torch.Tensor.data.__get__(self)
     @data.setter
     def data(self, v):
-        self.__dict__[_DIRTY] = True
+        d = self.__dict__; d[_DIRTY] = True; d[DATA_TAKEN] = d.get(DATA_TAKEN, 0) + 1
         torch.Tensor.data.__set__(self, v)
 
 def _track_data(w):
@@ -52,7 +54,7 @@ def _track_data(w):
     if type(w) is nn.Parameter: w.__class__ = MaskedParameter
 
 def _untrack_data(w):
-    if type(w) is MaskedParameter: w.__class__ = nn.Parameter; w.__dict__.pop(_DIRTY, None)
+    if type(w) is MaskedParameter: w.__class__ = nn.Parameter; w.__dict__.pop(_DIRTY, None); w.__dict__.pop(DATA_TAKEN, None)
 
 # %% ../../nbs/02b_core.hooks.ipynb #91dd9eaf
 def _allow_foreach(cls):

@@ -7,7 +7,7 @@ Docs: https://fastsparse.github.io/fastsparse/loop.compact.html.md"""
 # %% ../../nbs/05l_loop.compact.ipynb #706da152
 from __future__ import annotations
 import torch, torch.nn as nn
-from ..ops.spmm import CompactGrad, remap, take, put_
+from ..ops.spmm import CompactGrad, remap, take, put_, _sorted
 from ..core.distributed import world_size
 from ..core.commit import _COMPACT
 
@@ -43,12 +43,17 @@ class CompactLayer:
         "The flat indices of the active weights now; when the mask changed, the state moves to them (kept weights keep theirs, grown ones start at zero)"
         buf = self.site.mask_buffer
         key = (id(buf), buf._version, buf.data_ptr())
+        # where the layer computes sparse, its plan of this mask holds these indices already: shared (no second copy),
+        # and the sparse gradient's indices are then the same tensor (no comparison at each step)
+        c = self.site.owner.__dict__.get('_fastsparse_compute')
+        shared = _sorted(c.plan)[0] if c is not None and c.plan is not None and c.key == key else None
         if key != self.key:
-            new = self.site.mask.reshape(-1).nonzero()[:, 0]
+            new = shared if shared is not None else self.site.mask.reshape(-1).nonzero()[:, 0]
             if self.index is not None and self.state:
                 n = self.p.numel()
                 self.state = {k: remap(v, self.index, new, n) for k, v in self.state.items()}
             self.index, self.key = new, key
+        elif shared is not None and shared is not self.index: self.index = shared    # the plan came after: the same indices
         return self.index
 
     def keep_(self, keep:torch.Tensor):
@@ -171,6 +176,8 @@ class CompactSteps:
                 w = take(p, idx)
                 self.rule(L, w, g)
                 put_(p, idx, w)
+                c = L.site.owner.__dict__.get('_fastsparse_compute')
+                if c is not None and c.plan is not None and c.plan.flat is idx: c.plan.offer(p, w)   # the next forward's values
 
     def hide(self):
         "Hide the compact weights' dense gradients from `opt` without stepping them (a step a `GradScaler` skips: a fused optimizer would still make dense state for them)"

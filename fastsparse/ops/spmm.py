@@ -6,13 +6,13 @@ Docs: https://fastsparse.github.io/fastsparse/ops.spmm.html.md"""
 
 # %% ../../nbs/00e_ops.spmm.ipynb #72a935ca
 from __future__ import annotations
-import sys
+import sys, weakref
 import numpy as np
 import torch
 from . import kernels as _kernels
 
 # %% auto #0
-__all__ = ['SparsePlan', 'usable', 'take', 'put_', 'SparseLinearFunction', 'sparse_linear', 'remap', 'CompactGrad']
+__all__ = ['DATA_TAKEN', 'SparsePlan', 'usable', 'take', 'put_', 'SparseLinearFunction', 'sparse_linear', 'remap', 'CompactGrad']
 
 # %% ../../nbs/00e_ops.spmm.ipynb #4aeb37e7
 _NB = None
@@ -74,6 +74,12 @@ def _nb():
     return _NB
 
 # %% ../../nbs/00e_ops.spmm.ipynb #9ff1d257
+DATA_TAKEN = '_fastsparse_data_taken'    # on a weight whose class counts the takes of its `.data` (`counts_data`): how many
+
+def _stamp(w:torch.Tensor) -> tuple:
+    "What changes when `w` is written: its version counter, and the takes of its `.data` (which move no counter)"
+    return (w._version, w.__dict__.get(DATA_TAKEN, 0))
+
 class SparsePlan:
     "The row lists of a 2-d bool mask [out, in] (and its column lists): what the sparse products of its weight loop over; `transposed`: the weight is stored [in, out]"
     def __init__(self, mask:torch.Tensor, transposed:bool=False):
@@ -93,8 +99,16 @@ class SparsePlan:
         self.by_col = by_col                                   # entry p of the column lists is entry by_col[p] of the rows'
 
     def values(self, weight:torch.Tensor) -> torch.Tensor:
-        "The active weights of `weight`, in the order of the row lists"
+        "The active weights of `weight`, in the order of the row lists (those `offer` gave, if nothing wrote `weight` since)"
+        h, self.hint = getattr(self, 'hint', None), None          # used once
+        if h is not None and h[0]() is weight and h[1] == _stamp(weight): return h[2]
         return take(weight.detach(), self.flat)
+
+    def offer(self, weight:torch.Tensor, v:torch.Tensor):
+        """`v`: the active weights of `weight` in the order of the row lists, just written into it (the compact optimizer
+        step has them): the next `values(weight)` returns `v` instead of gathering them again, unless `weight` was
+        written since, in place (its version counter) or through `.data` (counted while its mask is enforced)"""
+        self.hint = (weakref.ref(weight), _stamp(weight), v) if getattr(type(weight), 'counts_data', False) else None
 
     def __repr__(self): return f"SparsePlan({self.n_out}x{self.n_in}, {self.nnz} active)"
 
