@@ -7,7 +7,7 @@ Docs: https://fastsparse.github.io/fastsparse/loop.compact.html.md"""
 # %% ../../nbs/05l_loop.compact.ipynb #706da152
 from __future__ import annotations
 import torch, torch.nn as nn
-from ..ops.spmm import CompactGrad, remap, take, put_, _sorted
+from ..ops.spmm import CompactGrad, remap, take, put_, _sorted, _stamp
 from ..core.distributed import world_size
 from ..core.commit import _COMPACT
 
@@ -38,6 +38,7 @@ class CompactLayer:
         self.site, self.p, self.group, self.sink = site, site.weight, group, sink
         self.index = self.key = None
         self.state, self.step, self.adamw = {}, None, False
+        self.w = self.w_key = None      # the active weights as the last step wrote them, while nothing wrote the weight since
 
     def current_index(self) -> torch.Tensor:
         "The flat indices of the active weights now; when the mask changed, the state moves to them (kept weights keep theirs, grown ones start at zero)"
@@ -173,11 +174,16 @@ class CompactSteps:
                     if not (at is idx or torch.equal(at, idx)): v = remap(v, at, idx, p.numel())
                     g = v if g is None else g.add_(v)
                 if g is None: continue                       # no gradient: not stepped, as PyTorch's optimizers skip it
-                w = take(p, idx)
+                # the active weights: as the last step left them when nothing wrote the weight since (its version, and
+                # the takes of `.data` a masked weight counts), else gathered
+                w = L.w if L.w is not None and L.w_key == (L.key, _stamp(p)) else take(p, idx)
                 self.rule(L, w, g)
                 put_(p, idx, w)
+                counted = getattr(type(p), 'counts_data', False)
+                L.w, L.w_key = (w, (L.key, _stamp(p))) if counted else (None, None)
                 c = L.site.owner.__dict__.get('_fastsparse_compute')
-                if c is not None and c.plan is not None and c.plan.flat is idx: c.plan.offer(p, w)   # the next forward's values
+                if c is not None and c.plan is not None and c.plan.flat is idx:    # the next forward's values (a copy:
+                    c.plan.offer(p, w.clone() if counted else w)                  # the forward keeps them for backward)
 
     def hide(self):
         "Hide the compact weights' dense gradients from `opt` without stepping them (a step a `GradScaler` skips: a fused optimizer would still make dense state for them)"
