@@ -300,7 +300,7 @@ def _opt_step_rows(a) -> list:
     from fastsparse.core.sites import masked_sites
     rows = ["**The optimizer step of one masked 4096x4096 `Linear` at 90%** (median [interquartile range] over "
             f"{a.repeats * 5} interleaved steps, {a.threads[0]} thread; the gradient as each way keeps it, fresh each step):", "",
-            "| optimizer | dense-state step / compact step | bytes of gradient and state, dense / compact |", "|---|---|---|"]
+            "| optimizer | dense-state step / compact step | bytes of gradient and state, dense / compact (with its indices and the active weights it keeps) |", "|---|---|---|"]
     for name, make in (('SGD, momentum 0.9', lambda ps: torch.optim.SGD(ps, lr=0.01, momentum=0.9)),
                        ('AdamW', lambda ps: torch.optim.AdamW(ps, lr=1e-3))):
         fns, nbytes = {}, {}

@@ -238,6 +238,7 @@ class CompactSteps:
         self.layers = []
 
     def nbytes(self) -> int:
-        "Bytes of optimizer state and indices held for the compact weights"
+        "Bytes held for the compact weights: optimizer state, indices, and the active weights kept between steps"
         return sum(v.numel() * v.element_size() for L in self.layers for v in L.state.values()) + \
-               sum(L.index.numel() * L.index.element_size() for L in self.layers if L.index is not None)
+               sum(L.index.numel() * L.index.element_size() for L in self.layers if L.index is not None) + \
+               sum(L.w.numel() * L.w.element_size() for L in self.layers if L.w is not None)
