@@ -99,10 +99,22 @@ class SparsePlan:
         self.by_col = by_col                                   # entry p of the column lists is entry by_col[p] of the rows'
 
     def values(self, weight:torch.Tensor) -> torch.Tensor:
-        "The active weights of `weight`, in the order of the row lists (those `offer` gave, if nothing wrote `weight` since)"
+        """The active weights of `weight`, in the order of the row lists: those `offer` gave, if nothing wrote `weight`
+        since; for a frozen weight (no gradient) that counts the takes of its `.data`, kept while nothing writes it"""
         h, self.hint = getattr(self, 'hint', None), None          # used once
         if h is not None and h[0]() is weight and h[1] == _stamp(weight): return h[2]
-        return take(weight.detach(), self.flat)
+        if weight.requires_grad or not getattr(type(weight), 'counts_data', False): return take(weight.detach(), self.flat)
+        k = getattr(self, 'kept', None)
+        if k is None or k[0]() is not weight or k[1] != _stamp(weight):
+            k = self.kept = [weakref.ref(weight), _stamp(weight), take(weight.detach(), self.flat), None]
+        return k[2]
+
+    def col_values(self, v:torch.Tensor) -> torch.Tensor:
+        "`v` (from `values`) in the order of the column lists: kept with a frozen weight's values"
+        k = getattr(self, 'kept', None)
+        if k is None or k[2] is not v: return take(v, self.by_col)
+        if k[3] is None: k[3] = take(v, self.by_col)
+        return k[3]
 
     def offer(self, weight:torch.Tensor, v:torch.Tensor):
         """`v`: the active weights of `weight` in the order of the row lists, just written into it (the compact optimizer
@@ -177,7 +189,7 @@ class SparseLinearFunction(torch.autograd.Function):
         dx = dw = db = None
         if ctx.needs_input_grad[0]:
             dx = torch.empty(dy.shape[0], plan.n_in, dtype=dy.dtype)
-            K['rows_times'](plan.col_ptr, plan.row, take(ctx.v, plan.by_col).numpy(), dyT.numpy(), dy.new_empty(0).numpy(), dx.numpy())
+            K['rows_times'](plan.col_ptr, plan.row, plan.col_values(ctx.v).numpy(), dyT.numpy(), dy.new_empty(0).numpy(), dx.numpy())
         if ctx.needs_input_grad[1]:
             if ctx.dense_grad is not None and ctx.dense_grad():  # a method reads the whole gradient at this step
                 dw = ctx.xT @ dyT.t() if plan.transposed else dyT @ ctx.xT.t()
