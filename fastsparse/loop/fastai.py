@@ -68,6 +68,7 @@ class SparseCallback(Callback):
     add_recorder = True         # add a `SparsityRecorder` to the learner in `before_fit` when it has none
     compact = False             # True: the masked weights' optimizer state kept and stepped at their active weights (`loop.compact`)
     compacts = None             # the `CompactSteps` of a fit with `compact=True`
+    _lent = _cancelled = False  # compact: the state lent to the optimizer at an epoch's end; a step cancelled after `before_step`
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         cls._handled = frozenset(e for e in _EVENTS if callable(getattr(cls, e, None)))
