@@ -118,6 +118,9 @@ def _parser():
     r.add_argument('--compute', default=None, choices=('dense', 'sparse', 'auto'),
                    help="how masked Linear layers compute: dense (default), sparse (over the active weights only), or "
                         "auto (whichever is faster here, timed per layer)")
+    r.add_argument('--compact', action='store_true',
+                   help="keep the masked weights' optimizer state at their active weights only, stepped there (the "
+                        "optimizer is then PyTorch's AdamW in place of fastai's Adam)")
     r.add_argument('--every', type=positive_int, default=None, metavar='N',
                    help='optimizer steps between mask updates (default: 100, as in the RigL paper)')
     r.add_argument('--batches-per-update', type=positive_int, default=None, help=argparse.SUPPRESS)   # the old name of --every
@@ -273,7 +276,7 @@ def main(argv=None):
             else:
                 res = train(a.method, a.sparsity, a.distribution, a.dataset, a.model, a.epochs, a.bs, a.lr, a.every,
                             a.seed, a.data_path, show_progress=not a.no_progress and sys.stdout.isatty(), pattern=a.pattern, sync_report=a.sync_report,
-                            return_model=a.plot, compute=a.compute, method_args=dict(shrink=True) if a.shrink else None)
+                            return_model=a.plot, compute=a.compute, compact=a.compact, method_args=dict(shrink=True) if a.shrink else None)
         except FileNotFoundError as e: p.error(_data_hint(e))
         except ValueError as e: p.error(str(e))
     if a.grid:

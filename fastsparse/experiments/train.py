@@ -9,7 +9,10 @@ from __future__ import annotations
 import json, time
 from contextlib import nullcontext
 from pathlib import Path
+import torch
+from functools import partial
 from fastai.callback.schedule import *
+from fastai.optimizer import OptimWrapper
 from fastai.learner import Learner
 from fastai.losses import CrossEntropyLossFlat
 from fastai.metrics import accuracy
@@ -67,7 +70,7 @@ def _epoch_line(names, log, n_epoch:int) -> str:
 def train(method='rigl', sparsity:float|None=0.9, distribution='erk', dataset='digits', model='mlp', epochs=20, bs=64,
           lr=1e-2, every=None, seed=42, data_path=None, n_train=None, show_progress=True,
           pattern='unstructured', sync_report=None, log=print, return_model:bool=False, method_args:dict|None=None,
-          compute:str|None=None, **kwargs) -> dict:
+          compute:str|None=None, compact:bool=False, **kwargs) -> dict:
     "Train `model` on `dataset` with a sparse `method`; return accuracy, per-layer report, FLOPs and sparsity history (data-parallel under `torchrun`)"
     every = schedule_args('train', kwargs, every=every).get('every')     # `batches_per_update`: its earlier name
     if kwargs: raise TypeError(f"train() got an unexpected keyword argument {next(iter(kwargs))!r}")
@@ -89,6 +92,9 @@ def train(method='rigl', sparsity:float|None=0.9, distribution='erk', dataset='d
         if compute is not None:
             if kind == 'ste': raise ValueError(f"{name} trains a reparametrized weight: compute= applies to masked weights only")
             sched['compute'] = compute           # masked Linears compute over their active weights ('sparse', 'auto')
+        if compact:                              # the masked weights' optimizer state at their active weights: PyTorch's
+            if kind == 'ste': raise ValueError(f"{name} trains a reparametrized weight: compact optimizer state applies to masked weights only")
+            learn.opt_func, sched['compact'] = partial(OptimWrapper, opt=torch.optim.AdamW), True    # AdamW, not fastai's Adam
         dist = None if get_method(name).own_distribution else distribution   # global ranking picks its own
         cbs.append(sparse_callback(name, sparsity, pattern, dist, **sched, **(method_args or {})))   # e.g. chase's channel_sparsity
         cbs.append(SparsityRecorder())           # the history of the masks, for the JSON and `--plot`
@@ -110,7 +116,7 @@ def train(method='rigl', sparsity:float|None=0.9, distribution='erk', dataset='d
     for h in (hooks, getattr(learn, 'sparse_hooks', None)):
         if h is not None: h.remove()
     out = dict(method=method, sparsity=sparsity if method != 'dense' else 0., distribution=distribution, pattern=str(pat),
-                dataset=dataset, model=model, epochs=epochs, batch_size=bs, lr=lr, compute=compute or 'dense',
+                dataset=dataset, model=model, epochs=epochs, batch_size=bs, lr=lr, compute=compute or 'dense', compact=bool(compact),
                 every=bpu if kind in ('dynamic', 'pruning') and name != 'static_sparse' else None, seed=seed,
                 accuracy=float(acc), valid_loss=float(loss), train_time_s=round(elapsed, 2),
                 flops=dict(inference_dense=fc.dense_flops, inference=fc.flops, inference_fraction=fc.flops / fc.dense_flops,
