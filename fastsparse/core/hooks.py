@@ -9,7 +9,7 @@ from __future__ import annotations
 from fastcore.basics import store_attr
 import torch, torch.nn as nn
 from ..ops.masks import mask_, unpack_mask
-from ..ops.spmm import DATA_TAKEN
+from ..ops.spmm import _DATA_TAKEN
 from .sites import _records
 
 # %% auto #0
@@ -42,11 +42,11 @@ class MaskedParameter(nn.Parameter):
     counts_data = True          # its `.data` takes are counted too (`ops.spmm.SparsePlan.offer` relies on them)
     @property
     def data(self):
-        d = self.__dict__; d[_DIRTY] = True; d[DATA_TAKEN] = d.get(DATA_TAKEN, 0) + 1   # counted: see `SparsePlan.offer`
+        d = self.__dict__; d[_DIRTY] = True; d[_DATA_TAKEN] = d.get(_DATA_TAKEN, 0) + 1   # counted: see `SparsePlan.offer`
         return torch.Tensor.data.__get__(self)
     @data.setter
     def data(self, v):
-        d = self.__dict__; d[_DIRTY] = True; d[DATA_TAKEN] = d.get(DATA_TAKEN, 0) + 1
+        d = self.__dict__; d[_DIRTY] = True; d[_DATA_TAKEN] = d.get(_DATA_TAKEN, 0) + 1
         torch.Tensor.data.__set__(self, v)
 
 def _track_data(w):
@@ -54,7 +54,7 @@ def _track_data(w):
     if type(w) is nn.Parameter: w.__class__ = MaskedParameter
 
 def _untrack_data(w):
-    if type(w) is MaskedParameter: w.__class__ = nn.Parameter; w.__dict__.pop(_DIRTY, None); w.__dict__.pop(DATA_TAKEN, None)
+    if type(w) is MaskedParameter: w.__class__ = nn.Parameter; w.__dict__.pop(_DIRTY, None); w.__dict__.pop(_DATA_TAKEN, None)
 
 # %% ../../nbs/02b_core.hooks.ipynb #91dd9eaf
 def _allow_foreach(cls):

@@ -150,11 +150,11 @@ class CompactSteps:
         for (dt, dev), ii in by_kind.items():
             flat = torch.cat([parts[i] for i in ii] + [torch.tensor([had[i] for i in ii], dtype=dt, device=dev)])
             dist.all_reduce(flat); flat /= n
+            anyone = (flat[-len(ii):] > 0).tolist()     # some process had a gradient for it
             off = 0
-            for i in ii:
+            for i, got in zip(ii, anyone):
                 k = parts[i].numel()
-                if flat[-len(ii) + ii.index(i)] > 0:        # some process had a gradient for it
-                    sinks[i].sink.values, sinks[i].sink.index = flat[off:off + k], sinks[i].index
+                if got: sinks[i].sink.values, sinks[i].sink.index = flat[off:off + k], sinks[i].index
                 off += k
 
     def step(self):
@@ -228,10 +228,21 @@ class CompactSteps:
             L.key = None; L.state, L.step = {}, None
             L.absorb(self.opt.state.pop(L.p, {}))
 
-    def detach(self):
-        "Give the optimizer its state back (dense) and stop stepping compact"
+    def lend(self):
+        """Put the compact state into the optimizer too, in its dense format, so that its `state_dict()` is what a
+        dense-state run saves (a driver does it before a checkpoint is written; `reclaim` takes it out again). The
+        optimizer does not step it: the compact weights' gradients are hidden from its steps"""
         for L in self.layers:
             if L.state: self.opt.state[L.p] = L.dense_state()
+
+    def reclaim(self):
+        "Take out of the optimizer the dense state that `lend` put there"
+        for L in self.layers: self.opt.state.pop(L.p, None)
+
+    def detach(self):
+        "Give the optimizer its state back (dense) and stop stepping compact"
+        self.lend()
+        for L in self.layers:
             c = L.site.owner.__dict__.get('_fastsparse_compute')
             if c is not None and c.sink is L.sink: c.sink = None
             if _COMPACT.get(id(L.p)) is L: del _COMPACT[id(L.p)]

@@ -119,7 +119,7 @@ class SparseCallback(Callback):
             self.learn.add_cb(_BeforeClip(self.updater))
 
     def before_step(self):
-        if self._lent: self._take_state_back()
+        if self._lent: self.compacts.reclaim(); self._lent = False
         if self.updater.before_step(self.learn.pct_train): raise CancelStepException()   # the step is skipped
         if self.compacts is not None: self.compacts.hide(); self._cancelled = False    # stepped compact after the others
     def after_cancel_step(self): self._cancelled = True
@@ -137,17 +137,11 @@ class SparseCallback(Callback):
         if getattr(self, '_fitting', True) and self._trained: self.updater.after_epoch()
         self._trained = False
         if self.compacts is not None and not self._lent:   # for callbacks that save at the epoch's end (`SaveModelCallback`):
-            for L in self.compacts.layers:                  # the optimizer's `state_dict()` in PyTorch's format, as dense state
-                if L.state: self.compacts.opt.state[L.p] = L.dense_state()
-            self._lent = True
-    def _take_state_back(self):
-        for L in self.compacts.layers: self.compacts.opt.state.pop(L.p, None)
-        self._lent = False
+            self.compacts.lend(); self._lent = True         # the optimizer's `state_dict()` in PyTorch's format
     def after_fit(self):
         if not getattr(self, '_fitting', True): return
         if self.compacts is not None:       # the optimizer holds its whole state again (`learn.save`, the next fit)
-            if self._lent: self._take_state_back()
-            self.compacts.detach(); self.compacts = None
+            self.compacts.detach(); self.compacts, self._lent = None, False
         for cb in [cb for cb in self.learn.cbs if isinstance(cb, _BeforeClip) and cb.updater is self.updater]: self.learn.remove_cb(cb)
         self.updater.finish()
         if self.hooks is not None: self.learn.sparse_hooks = self.hooks

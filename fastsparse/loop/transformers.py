@@ -326,13 +326,7 @@ class SparseTrainerCallback:
         """compact: when the Trainer is about to save a checkpoint (its flow callback, which runs first, has set
         `should_save`), the compact state goes into the optimizer in PyTorch's dense format, so that `optimizer.pt` is
         what a dense-state run writes and a resume takes it back; `on_save` takes it out again"""
-        if self.compacts is None or not control.should_save: return
-        for L in self.compacts.layers:
-            if L.state: self.compacts.opt.state[L.p] = L.dense_state()
-
-    def _take_state_back(self):
-        if self.compacts is None: return
-        for L in self.compacts.layers: self.compacts.opt.state.pop(L.p, None)
+        if self.compacts is not None and control.should_save: self.compacts.lend()
 
     def on_train_end(self, args, state, control, **kwargs):
         run = self._run
@@ -342,13 +336,13 @@ class SparseTrainerCallback:
             load_safetensors(run.model, Path(best)/SPARSE_MASKS_NAME)   # the Trainer loaded the best weights: their masks too
         self.updater.finish()
         if self.compacts is not None:
-            self._take_state_back(); self.compacts.detach(); self.compacts = None   # the optimizer holds its whole state again
+            self.compacts.detach(); self.compacts = None      # the optimizer holds its whole state again
         run.ended = True
 
     # --- checkpoints ---
     def on_save(self, args, state, control, **kwargs):
         run = self._run
-        if run is not None and run.state() is state: self._take_state_back()     # on every process: each lent its state
+        if run is not None and run.state() is state and self.compacts is not None: self.compacts.reclaim()   # on every process
         if run is None or run.state() is not state or not state.is_world_process_zero: return
         folder = _checkpoint_folder(args, state)
         if not folder.is_dir(): return

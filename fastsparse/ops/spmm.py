@@ -12,7 +12,7 @@ import torch
 from . import kernels as _kernels
 
 # %% auto #0
-__all__ = ['DATA_TAKEN', 'SparsePlan', 'usable', 'take', 'put_', 'SparseLinearFunction', 'sparse_linear', 'remap', 'CompactGrad']
+__all__ = ['SparsePlan', 'usable', 'take', 'put_', 'SparseLinearFunction', 'sparse_linear', 'remap', 'CompactGrad']
 
 # %% ../../nbs/00e_ops.spmm.ipynb #4aeb37e7
 _NB = None
@@ -74,11 +74,11 @@ def _nb():
     return _NB
 
 # %% ../../nbs/00e_ops.spmm.ipynb #9ff1d257
-DATA_TAKEN = '_fastsparse_data_taken'    # on a weight whose class counts the takes of its `.data` (`counts_data`): how many
+_DATA_TAKEN = '_fastsparse_data_taken'   # on a weight whose class counts the takes of its `.data` (`counts_data`): how many
 
 def _stamp(w:torch.Tensor) -> tuple:
     "What changes when `w` is written: its version counter, and the takes of its `.data` (which move no counter)"
-    return (w._version, w.__dict__.get(DATA_TAKEN, 0))
+    return (w._version, w.__dict__.get(_DATA_TAKEN, 0))
 
 class SparsePlan:
     "The row lists of a 2-d bool mask [out, in] (and its column lists): what the sparse products of its weight loop over; `transposed`: the weight is stored [in, out]"
@@ -97,21 +97,23 @@ class SparsePlan:
         self.col_ptr = _ptr(i, self.n_in).numpy()
         self.row = o[by_col].to(torch.int32).numpy()
         self.by_col = by_col                                   # entry p of the column lists is entry by_col[p] of the rows'
+        self.hint = None     # (weight, its stamp, values) that `offer` gave: taken once by `values`
+        self.kept = None     # [weight, its stamp, values, values in column order]: a frozen weight's, kept while unchanged
 
     def values(self, weight:torch.Tensor) -> torch.Tensor:
         """The active weights of `weight`, in the order of the row lists: those `offer` gave, if nothing wrote `weight`
         since; for a frozen weight (no gradient) that counts the takes of its `.data`, kept while nothing writes it"""
-        h, self.hint = getattr(self, 'hint', None), None          # used once
+        h, self.hint = self.hint, None                            # used once
         if h is not None and h[0]() is weight and h[1] == _stamp(weight): return h[2]
         if weight.requires_grad or not getattr(type(weight), 'counts_data', False): return take(weight.detach(), self.flat)
-        k = getattr(self, 'kept', None)
+        k = self.kept
         if k is None or k[0]() is not weight or k[1] != _stamp(weight):
             k = self.kept = [weakref.ref(weight), _stamp(weight), take(weight.detach(), self.flat), None]
         return k[2]
 
     def col_values(self, v:torch.Tensor) -> torch.Tensor:
         "`v` (from `values`) in the order of the column lists: kept with a frozen weight's values"
-        k = getattr(self, 'kept', None)
+        k = self.kept
         if k is None or k[2] is not v: return take(v, self.by_col)
         if k[3] is None: k[3] = take(v, self.by_col)
         return k[3]
