@@ -300,6 +300,7 @@ class DynamicSparseUpdater(SparseUpdater):
     redistribute = None                           # `f(param, mask, opt) -> float`: each layer's share of the growth
     skip_gradients = True                         # no optimizer step on update steps, as RigL's code
     growth_gradient = 'step'                      # what gradient the scores read at an update: 'step' or 'interval'
+    sum_every = 1                                 # growth_gradient='interval': sum the gradient of every `sum_every`-th step
     drop_fraction = 0.3                           # the fraction of active weights dropped and regrown at the first update
     drop_sched = staticmethod(cosine_decay)       # `f(start, end, pos)`: the drop fraction over the update window
     default_schedule = dict(every=100, end=0.75)
@@ -307,7 +308,8 @@ class DynamicSparseUpdater(SparseUpdater):
                     grow_score_f='grow_score', redistribute_f='redistribute')   # `DynamicSparseTrainingCallback`'s names
     def __init__(self, schedule:MaskSchedule|None=None, drop_fraction:float|None=None, drop_sched=None,
                  keep_score=None, grow_score=None, redistribute=None, mask_grads:bool|None=None, pattern=None,
-                 skip_gradients:bool|None=None, reset_state:bool|None=None, growth_gradient:str|None=None, **kwargs):
+                 skip_gradients:bool|None=None, reset_state:bool|None=None, growth_gradient:str|None=None, sum_every:int|None=None,
+                 **kwargs):
         own = dict(drop_fraction=drop_fraction, drop_sched=drop_sched, keep_score=keep_score, grow_score=grow_score,
                    redistribute=redistribute)
         for old, new in self._ALIASES.items():
@@ -340,6 +342,15 @@ class DynamicSparseUpdater(SparseUpdater):
         if self.growth_gradient not in ('step', 'interval'):
             raise ValueError(f"growth_gradient must be 'step' (the update step's gradient, as in RigL's paper) or 'interval' "
                              f"(the gradients summed over every step since the last update); got {self.growth_gradient!r}")
+        if sum_every is not None:
+            if isinstance(sum_every, bool) or not isinstance(sum_every, int) or sum_every < 1:
+                raise ValueError(f"sum_every must be a positive integer (sum the gradient of every sum_every-th step of the "
+                                 f"update window); got {sum_every!r}")
+            if sum_every > 1 and self.growth_gradient != 'interval':
+                raise ValueError(f"sum_every={sum_every} samples the steps whose gradients growth_gradient='interval' sums, "
+                                 f"but {type(self).__name__} grows by growth_gradient={self.growth_gradient!r}: give "
+                                 "growth_gradient='interval' too, or leave sum_every out")
+            self.sum_every = sum_every
 
     def setup(self):
         "Check the optimizer and the masks' patterns, choose each layer's road, zero the optimizer state of masked weights"
@@ -454,9 +465,11 @@ class DynamicSparseUpdater(SparseUpdater):
         pending = self.is_due(self.n_steps + 1)
         if pending and (not self.drop_fraction or self._next_position() >= 1):
             pending = False                                    # static masks, or rewiring is over
-        # growth_gradient='interval': every step of the window sums its dense gradient for the next update's scores
-        self.summing = bool(getattr(self, 'summed', None)) and self._next_position(0) >= 0 and self._next_position() < 1
-        if not self.summing: self._free_sums()                # no update reads them again: free them, and keep them out of checkpoints
+        # growth_gradient='interval': the steps of the window sum their dense gradient for the next update's scores
+        # (with `sum_every=k`, every k-th step counting from the first, and each update step)
+        window = bool(getattr(self, 'summed', None)) and self._next_position(0) >= 0 and self._next_position() < 1
+        if not window: self._free_sums()                      # no update reads them again: free them, and keep them out of checkpoints
+        self.summing = window and (pending or (self.n_steps + 1) % self.sum_every == 0)
         dense = pending or self.summing
         if self.mask_grads and dense != self.dense: set_dense_grads(self.sites, dense); self.dense = dense
         self.pending = pending
