@@ -10,6 +10,12 @@
   batch 128 and 256; 768->3072 at 90/95/98%, batch 2048; 784->300 at 90%, batch 128; masks uniform at random
   (unstructured) and constant fan-in. Ratios are medians over the rounds of (dense time / other time) in the same
   round, with their interquartile range; an A/A column (a second dense copy) shows the machine's noise.
+- `step`: the same layers and masks, a whole training step each (forward, backward and SGD with momentum), as a
+  training loop takes it: dense PyTorch (`nn.Linear`), fastsparse's sparse compute on dense optimizer state (a masked
+  `Linear` under `set_compute(lin, 'sparse')`, its gradient in `.grad`), fastsparse with `compact=True`
+  (`sparse_optimizer('static_sparse', lin, opt, compact=True)`: the gradient and the momentum at the active weights,
+  the step taken there and written into the weight) and SparseProp's `SparseLinear`, whose compressed weight is the
+  parameter `torch.optim.SGD` steps.
 - `e2e`: a wide MLP (784-4096-4096-10, 90% ERK) trained with RigL (its default growth by the gradient summed between
   updates, which needs the whole weight gradient at every step of its window, and `growth_gradient='step'`, the paper's,
   which needs it at update steps only) and SRigL by `sparse_optimizer` with `compute='dense'` and `compute='sparse'`,
@@ -126,6 +132,63 @@ def layer_section(a) -> str:
                 out.append(f"| {n_out}x{n_in} | {sp:g} | {bs} | {kind} | {statistics.median(ts['dense']) * 1e3:.1f} | "
                            f"{ratio(ts, 'fastsparse')} | {ratio(ts, 'sparseprop') if 'sparseprop' in ts else '—'} | "
                            f"{ratio(ts, 'aa')} |")
+                print(out[-1], flush=True)
+        out.append("")
+    return "\n".join(out)
+
+def step_case(n_out, n_in, sparsity, batch, kind, repeats, seed=0):
+    "Seconds of a whole SGD training step of one masked Linear, each way, taking turns"
+    from fastsparse.core.sparsify import sparsify_model
+    from fastsparse.core.compute import set_compute
+    from fastsparse.loop.optim import sparse_optimizer
+    g = torch.Generator().manual_seed(seed)
+    mask = make_mask(n_out, n_in, sparsity, kind, g)
+    w0 = torch.randn(n_out, n_in, generator=g) * mask / ((1 - sparsity) * n_in) ** 0.5
+    b0 = torch.randn(n_out, generator=g)
+    x0 = torch.randn(batch, n_in, generator=g); dy = torch.randn(batch, n_out, generator=g)
+    sgd = lambda ps: torch.optim.SGD(ps, lr=1e-4, momentum=0.9)
+    def looped(layer, opt):
+        x = x0.clone().requires_grad_()
+        def f():
+            layer(x).backward(dy); opt.step(); opt.zero_grad(); x.grad = None
+        return f
+    def dense():
+        lin = nn.Linear(n_in, n_out)
+        with torch.no_grad(): lin.weight.copy_(w0); lin.bias.copy_(b0)
+        return looped(lin, sgd(lin.parameters()))
+    def masked(compact):
+        lin = nn.Linear(n_in, n_out); sparsify_model(lin, 0.)
+        with torch.no_grad(): lin.weight.copy_(w0); lin.bias.copy_(b0); lin.weight_mask.copy_(mask)
+        set_compute(lin, 'sparse', min_sparsity=0.)
+        return looped(lin, sparse_optimizer('static_sparse', lin, sgd(lin.parameters()), total_steps=10**6,
+                                            compact=compact))
+    fns = dict(dense=dense(), aa=dense(), sparse=masked(False), compact=masked(True))
+    SL = _sparseprop()
+    if SL is not None:
+        layer = SL(w0.clone(), nn.Parameter(b0.clone()))
+        fns['sparseprop'] = looped(layer, sgd(layer.parameters()))
+    return interleaved(fns, repeats, seed)
+
+def step_section(a) -> str:
+    has_sp = _sparseprop() is not None
+    out = ["## One masked Linear, a whole training step", "",
+           "Forward, backward and SGD with momentum, as a training loop takes them; speed-up over dense PyTorch in the same "
+           "round (median [interquartile range] over the rounds). *sparse*: fastsparse's sparse compute with the "
+           "gradient in `.grad` and PyTorch's step on dense state; *compact*: with `compact=True` (the gradient and "
+           "the momentum at the active weights, the step taken there and written into the dense weight); *SparseProp*: "
+           "its `SparseLinear`, whose compressed weight is the parameter SGD steps" + ("" if has_sp else " (not installed here: column empty)") +
+           "; *A/A* a second dense copy (noise). *dense ms*: the median dense step.", ""]
+    for th in a.threads:
+        set_threads(th)
+        out += [f"### {th} thread{'s' * (th > 1)}", "",
+                "| layer (out x in) | sparsity | batch | mask | dense ms | sparse | compact | SparseProp | A/A |",
+                "|---|---|---|---|---|---|---|---|---|"]
+        for (n_out, n_in, sp, bs) in (LAYER_CASES if not a.quick else [(256, 256, 0.9, 32)]):
+            for kind in ('unstructured', 'fan-in'):
+                ts = step_case(n_out, n_in, sp, bs, kind, a.repeats)
+                out.append(f"| {n_out}x{n_in} | {sp:g} | {bs} | {kind} | {statistics.median(ts['dense']) * 1e3:.1f} | "
+                           f"{ratio(ts, 'sparse')} | {ratio(ts, 'compact')} | "
+                           f"{ratio(ts, 'sparseprop') if 'sparseprop' in ts else '—'} | {ratio(ts, 'aa')} |")
                 print(out[-1], flush=True)
         out.append("")
     return "\n".join(out)
@@ -384,7 +447,7 @@ def cuda_section(a) -> str:
         print(out[-1], flush=True)
     return "\n".join(out + [""])
 
-SECTIONS = dict(layer=layer_section, e2e=e2e_section, overhead=overhead_section, conv=conv_section, cuda=cuda_section)
+SECTIONS = dict(layer=layer_section, step=step_section, e2e=e2e_section, overhead=overhead_section, conv=conv_section, cuda=cuda_section)
 
 def main(argv=None):
     p = argparse.ArgumentParser('bench_sparse_train.py', description=__doc__.split('\n')[0])
