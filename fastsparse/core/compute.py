@@ -102,11 +102,16 @@ def _roads(m:nn.Module, plan) -> tuple:
     if m.weight.device.type == 'cuda': return dense, (lambda x, w, b: semi24.semi24_linear(x, w, b, t))
     return dense, (lambda x, w, b: spmm.sparse_linear(x, w, b, plan))
 
+def _same(t): return t
+
 def _time_both(m:nn.Module, x2:torch.Tensor, plan, rounds:int=5) -> tuple:
     "('sparse' or 'dense', dense time / sparse time) for one forward and backward of `m` on `x2`, interleaved, medians"
     cuda = m.weight.device.type == 'cuda'
     dt = _compute_dtype(m) if cuda else x2.dtype
-    with torch.enable_grad(), (torch.autocast('cuda', enabled=False) if cuda else contextlib.nullcontext()):
+    # a graph of its own, whatever the caller's context: gradients on under `no_grad` and `inference_mode`, and the
+    # tensors it saves kept out of the caller's saved-tensor hooks (`torch.utils.checkpoint` would count them)
+    with torch.inference_mode(False), torch.enable_grad(), torch.autograd.graph.saved_tensors_hooks(_same, _same), \
+            (torch.autocast('cuda', enabled=False) if cuda else contextlib.nullcontext()):
         w = m.weight.detach().to(dt).clone().requires_grad_()
         b = m.bias.detach().to(dt).clone().requires_grad_() if m.bias is not None else None
         x = x2.detach().to(dt).clone().requires_grad_()
@@ -162,7 +167,11 @@ def _semi24_forward(m:nn.Module, x:torch.Tensor) -> torch.Tensor:
 
 def _sparse_forward(self, x):
     "The forward of a masked `Linear` (or `Conv1D`, 1x1 `Conv2d`) under `set_compute`: over the active weights when it can and should, else its own"
-    c = self._fastsparse_compute
+    c, rec = self._fastsparse_compute, _records(self).get('weight')
+    # the gradient hook skips masking a gradient that the sparse products wrote (`grad_clean`) only if no dense product
+    # adds to it (`grad_dirty`: a layer called twice, each way); a flag of a backward that filled no `.grad`
+    # (`torch.autograd.grad`) goes with the next forward
+    if rec is not None: rec.__dict__.pop('grad_clean', None)
     why = _why_dense(self, x) if c.mode != 'dense' else 'dense'
     if why is not None and why != c.why and c.mode != 'dense' and why != 'traced by torch.compile':
         warnings.warn(f"a masked {type(self).__name__} ({tuple(self.weight.shape)}) asked to compute sparse computes densely: "
@@ -177,6 +186,7 @@ def _sparse_forward(self, x):
                 (c.mode == 'sparse' or c.pick(self, x if conv else x.reshape(-1, x.shape[-1]), plan) == 'sparse'):
             grad = dict(grad_sink=c.sink) if c.sink is not None else dict(grad_buffer=c.grad_buffer(self))
             return (_conv1x1 if conv else spmm.sparse_linear)(x, self.weight, self.bias, plan, c.dense_grad(self), **grad)
+    if rec is not None and torch.is_grad_enabled(): rec.grad_dirty = True
     return type(self).forward(self, x)
 
 # %% ../../nbs/02i_core.compute.ipynb #0ea4adbc
@@ -207,6 +217,7 @@ def set_compute(model:nn.Module, compute:str='sparse', min_sparsity:float=0.5) -
     for s in sites:
         m = s.owner
         old = m.__dict__.pop('_fastsparse_compute', None)
+        for k in ('grad_clean', 'grad_dirty'): s.record.__dict__.pop(k, None)   # flags of an earlier backward go
         if old is not None:
             m.__dict__.pop('forward', None)
             if old.handle is not None: old.handle.remove()
