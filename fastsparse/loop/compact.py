@@ -117,6 +117,7 @@ class CompactSteps:
         why = compact_refusal(opt)
         if why is not None: raise ValueError(why)
         self.opt, self.rule = opt, _sgd_ if type(opt).__name__ == 'SGD' else _adam_
+        self._groups = opt.param_groups
         group_of = {id(p): g for g in opt.param_groups for p in g['params']}
         self.layers, self._hidden = [], []
         for s in sites:
@@ -157,8 +158,15 @@ class CompactSteps:
                 if got: sinks[i].sink.values, sinks[i].sink.index = flat[off:off + k], sinks[i].index
                 off += k
 
+    def bind(self):
+        "Each layer's parameter group as the optimizer holds it now (`load_state_dict` makes new group dicts)"
+        group_of = {id(p): g for g in self.opt.param_groups for p in g['params']}
+        for L in self.layers: L.group = group_of.get(id(L.p), L.group)
+        self._groups = self.opt.param_groups
+
     def step(self):
         "Step the compact weights (before `opt.step()`), and hide their dense gradients, if any, from `opt`"
+        if self.opt.param_groups is not self._groups: self.bind()   # replaced: the learning rates a scheduler sets are there
         self.sync()
         self._hidden = []
         with torch.no_grad():
@@ -209,6 +217,8 @@ class CompactSteps:
         `param_groups` it shows `GradScaler`'s unscaling (which reads `params` alone), so that it unscales these too and
         sees their overflows. A stand-in takes no memory (a scalar expanded to its gradient's shape) and is never stepped."""
         ps = []
+        for L in self.layers:       # a step skipped after this (an overflow) leaves them stale: the next backward drops them
+            if L.sink is not None and L.sink.values is not None: L.sink.unscaled = True
         for g in self.grads():
             t = torch.empty((), dtype=g.dtype, device=g.device).expand(g.shape)
             t.grad = g
@@ -223,7 +233,8 @@ class CompactSteps:
         return sd
 
     def load(self):
-        "Take over the state that `opt.load_state_dict` just gave the compact weights"
+        "Take over the state (and the parameter groups) that `opt.load_state_dict` just gave the compact weights"
+        self.bind()
         for L in self.layers:
             L.key = None; L.state, L.step = {}, None
             L.absorb(self.opt.state.pop(L.p, {}))

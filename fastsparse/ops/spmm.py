@@ -181,6 +181,7 @@ class SparseLinearFunction(torch.autograd.Function):
         b = bias.detach() if bias is not None else x.new_empty(0)
         K['rows_times'](plan.row_ptr, plan.col, v.numpy(), xT.numpy(), b.numpy(), y.numpy())
         ctx.plan, ctx.dense_grad, ctx.grad_buffer, ctx.grad_sink, ctx.v, ctx.xT = plan, dense_grad, grad_buffer, grad_sink, v, xT
+        ctx.canary = bias if grad_sink is not None and bias is not None and bias.requires_grad else None
         ctx.has_bias = bias is not None
         return y
 
@@ -199,7 +200,7 @@ class SparseLinearFunction(torch.autograd.Function):
                 dv = torch.empty(plan.nnz, dtype=dy.dtype)
                 K['row_dots'](plan.row_ptr, plan.col, dyT.numpy(), ctx.xT.numpy(), dv.numpy())
                 if ctx.grad_sink is not None:                   # kept compact: the weight gets no dense gradient
-                    ctx.grad_sink.add(dv, plan)
+                    ctx.grad_sink.add(dv, plan, ctx.canary)
                 else:
                     buf = ctx.grad_buffer() if ctx.grad_buffer is not None else None    # zero outside the active weights
                     if buf is None: buf = dy.new_zeros(plan.n_out * plan.n_in)
@@ -221,12 +222,20 @@ def remap(values:torch.Tensor, old:torch.Tensor, new:torch.Tensor, n:int) -> tor
     d.index_copy_(0, old, values)
     return d.index_select(0, new)
 
+_graph_task = getattr(torch._C, '_current_graph_task_id', lambda: None)    # which backward pass is running
+
 class CompactGrad:
     "A weight gradient at the active weights only, in the order of the weight's flat `index`, summed over backward passes until `take()`"
-    def __init__(self): self.values = self.index = None; self.fresh = False
-    def add(self, dv:torch.Tensor, plan:SparsePlan):
-        "Add `dv`, the gradient at the active weights of `plan` in the order of its rows"
-        self.fresh = True                      # added to since the processes last averaged it (`CompactSteps.sync`)
+    def __init__(self): self.values = self.index = self.task = None; self.fresh = self.unscaled = False
+    def add(self, dv:torch.Tensor, plan:SparsePlan, canary:torch.Tensor|None=None):
+        """Add `dv`, the gradient at the active weights of `plan` in the order of its rows. What it holds is dropped first
+        if no step took it: after `GradScaler` unscaled it (`unscaled`: that step was skipped), or when `canary` (the
+        layer's bias, whose gradient PyTorch accumulates after this one) lost its `.grad` since the last backward pass
+        (`model.zero_grad()`)"""
+        task = _graph_task()
+        if self.values is not None and (self.unscaled or (canary is not None and canary.grad is None and task != self.task)):
+            self.values = self.index = None
+        self.task, self.unscaled, self.fresh = task, False, True                      # added to since the processes last averaged it (`CompactSteps.sync`)
         index, order = _sorted(plan)
         v = dv if order is None else dv.index_select(0, order)
         if self.values is None: self.values, self.index = v, index
@@ -236,9 +245,9 @@ class CompactGrad:
     def take(self):
         "(values, flat index) of the summed gradient, or None; it is cleared"
         out = None if self.values is None else (self.values, self.index)
-        self.values = self.index = None; self.fresh = False
+        self.clear()
         return out
-    def clear(self): self.values = self.index = None; self.fresh = False
+    def clear(self): self.values = self.index = None; self.fresh = self.unscaled = False
 
 def _sorted(plan:SparsePlan):
     "The flat indices of `plan`'s active weights in increasing order, and the permutation of its row order that gives them (None: the same order)"
