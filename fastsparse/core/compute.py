@@ -236,7 +236,8 @@ def compute_report(model:nn.Module) -> pd.DataFrame:
         c, why = s.owner.__dict__.get('_fastsparse_compute'), _eligible(s)
         mode = c.mode if c is not None else 'dense'
         note = (why or 'dense compute (the default)') if c is None else \
-               ('; '.join(f"batch {b}: {k} ({r:.2f}x dense)" for b, (k, r) in sorted(c.choice.items())) or 'not timed yet')\
+               ('; '.join([f"batch {b}: {k} ({r:.2f}x dense)" for b, (k, r) in sorted(c.choice.items())] +
+                          ([f"computed densely: {c.why}"] if c.why else [])) or 'not timed yet')\
                if mode == 'auto' else (f"over the active weights while at least {c.min_sparsity:g} sparse on the CPU (float32 or "
                                        "float64, no autocast); on a GPU, the forward by 2:4 sparse matmuls where the mask is 2:4" + (f"; computed densely: {c.why}" if c.why else ''))
         sp = 1 - int(s.mask.count_nonzero()) / s.mask.numel()
