@@ -101,10 +101,15 @@ def _top_in_groups(g, n:int, within=None, what:str='a group'):
     return torch.zeros_like(g, dtype=torch.bool).scatter_(1, idx, True)
 
 def _regrow_in_groups(kept, score, need):
-    "`kept` (one group per row) plus the `need` entries of each row outside it with the highest `score`"
-    order = _below(score, kept).argsort(dim=1, descending=True)
-    take = torch.arange(kept.shape[1], device=kept.device)[None] < need
-    return kept | torch.zeros_like(kept).scatter_(1, order, take)
+    "`kept` (one group per row) plus the `need` entries of each row outside it with the highest `score` (ties: the lowest indices)"
+    s, n = _below(score, kept), need.reshape(-1, 1)
+    most = int(n.max()) if n.numel() else 0
+    if most <= 0: return kept.clone()
+    # each row's cut: its need-th highest score (a selection of the `most` highest, not a sort of the whole row)
+    cut = torch.topk(s, most, dim=1, sorted=True).values.gather(1, (n - 1).clamp(min=0))
+    above, tie = s > cut, s == cut
+    grow = above | (tie & (tie.cumsum(1) <= n - above.sum(1, keepdim=True)))   # the cut's ties: lowest index first
+    return kept | (grow & (n > 0))
 
 class _PerGroup(Pattern):
     "A pattern that keeps a fixed count in each group of weights: single weights are its units"
