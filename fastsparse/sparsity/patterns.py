@@ -108,8 +108,10 @@ def _regrow_in_groups(kept, score, need):
     # each row's cut: its need-th highest score (a selection of the `most` highest, not a sort of the whole row)
     cut = torch.topk(s, most, dim=1, sorted=True).values.gather(1, (n - 1).clamp(min=0))
     above, tie = s > cut, s == cut
-    grow = above | (tie & (tie.cumsum(1) <= n - above.sum(1, keepdim=True)))   # the cut's ties: lowest index first
-    return kept | (grow & (n > 0))
+    fill = n - above.sum(1, keepdim=True)                 # taken from the cut's ties, lowest index first
+    many = (tie.sum(1, keepdim=True) > fill).view(-1)     # rows with more ties than that (most have the cut alone)
+    if bool(many.any()): tie[many] &= tie[many].cumsum(1) <= fill[many]
+    return kept | ((above | tie) & (n > 0))
 
 class _PerGroup(Pattern):
     "A pattern that keeps a fixed count in each group of weights: single weights are its units"
