@@ -170,10 +170,20 @@ def put_(dst:torch.Tensor, index:torch.Tensor, values:torch.Tensor) -> torch.Ten
 
 
 # %% ../../nbs/00e_ops.spmm.ipynb #a08bf6a2
+_will_run = getattr(torch._C, '_will_engine_execute_node', lambda node: True)   # whether this backward reaches `node`
+
+def _destination(node) -> str|None:
+    """Where this backward takes the weight gradient of the weight whose gradient node is `node`: `'grad'` (accumulated
+    into `.grad`, or on through the graph), `'caller'` (inside `torch.autograd.grad`, which returns it if asked for
+    it), or None (a backward that does not reach it, as `backward(inputs=...)` without the weight)"""
+    if node is None: return 'grad'
+    try: return 'grad' if _will_run(node) else None
+    except RuntimeError: return 'caller'         # PyTorch does not say, for a leaf, inside `torch.autograd.grad`
+
 class SparseLinearFunction(torch.autograd.Function):
     "`F.linear` over the active weights of `plan`: forward, input gradient, and the weight gradient at the active weights (all of it when `dense_grad()` says so)"
     @staticmethod
-    def forward(ctx, x, weight, bias, plan, dense_grad, grad_buffer, grad_sink=None):
+    def forward(ctx, x, weight, bias, plan, dense_grad, grad_buffer, grad_sink=None, wnode=None):
         K = _NB or _nb()
         v = plan.values(weight)
         xT = x.detach().t().contiguous()                       # [in, batch]
@@ -182,6 +192,7 @@ class SparseLinearFunction(torch.autograd.Function):
         K['rows_times'](plan.row_ptr, plan.col, v.numpy(), xT.numpy(), b.numpy(), y.numpy())
         ctx.plan, ctx.dense_grad, ctx.grad_buffer, ctx.grad_sink, ctx.v, ctx.xT = plan, dense_grad, grad_buffer, grad_sink, v, xT
         ctx.canary = bias if grad_sink is not None and bias is not None and bias.requires_grad else None
+        ctx.wnode = wnode
         ctx.has_bias = bias is not None
         return y
 
@@ -193,26 +204,30 @@ class SparseLinearFunction(torch.autograd.Function):
         if ctx.needs_input_grad[0]:
             dx = torch.empty(dy.shape[0], plan.n_in, dtype=dy.dtype)
             K['rows_times'](plan.col_ptr, plan.row, plan.col_values(ctx.v).numpy(), dyT.numpy(), dy.new_empty(0).numpy(), dx.numpy())
-        if ctx.needs_input_grad[1]:
+        to = _destination(ctx.wnode) if ctx.needs_input_grad[1] else None
+        if to is not None:
             if ctx.dense_grad is not None and ctx.dense_grad():  # a method reads the whole gradient at this step
                 dw = ctx.xT @ dyT.t() if plan.transposed else dyT @ ctx.xT.t()
             else:
                 dv = torch.empty(plan.nnz, dtype=dy.dtype)
                 K['row_dots'](plan.row_ptr, plan.col, dyT.numpy(), ctx.xT.numpy(), dv.numpy())
-                if ctx.grad_sink is not None:                   # kept compact: the weight gets no dense gradient
+                if to == 'grad' and ctx.grad_sink is not None:  # kept compact: the weight gets no dense gradient
                     ctx.grad_sink.add(dv, plan, ctx.canary)
-                else:
-                    buf = ctx.grad_buffer() if ctx.grad_buffer is not None else None    # zero outside the active weights
+                else:                 # a tensor of its own for `torch.autograd.grad`'s caller: no buffer that training reuses
+                    buf = ctx.grad_buffer() if ctx.grad_buffer is not None and to == 'grad' else None   # zero off the mask
                     if buf is None: buf = dy.new_zeros(plan.n_out * plan.n_in)
                     dw = put_(buf, plan.flat, dv).view(plan.shape)
         if ctx.has_bias and ctx.needs_input_grad[2]: db = dy.sum(0)
-        return dx, dw, db, None, None, None, None
+        return dx, dw, db, None, None, None, None, None
 
 def sparse_linear(x:torch.Tensor, weight:torch.Tensor, bias:torch.Tensor|None, plan:SparsePlan, dense_grad=None,
                   grad_buffer=None, grad_sink=None) -> torch.Tensor:
     "`F.linear(x, weight, bias)` computed over the active weights of `plan` (`x` of any leading shape); `dense_grad()`: True when the whole weight gradient is needed; `grad_sink`: a `CompactGrad` that takes the weight gradient instead of `weight.grad`"
     lead = x.shape[:-1]
-    y = SparseLinearFunction.apply(x.reshape(-1, x.shape[-1]), weight, bias, plan, dense_grad, grad_buffer, grad_sink)
+    # where the weight's gradient goes: a backward that does not go there (`torch.autograd.grad` of the input alone)
+    # computes none, and adds nothing to a compact gradient
+    wnode = torch.autograd.graph.get_gradient_edge(weight).node if weight.requires_grad and torch.is_grad_enabled() else None
+    y = SparseLinearFunction.apply(x.reshape(-1, x.shape[-1]), weight, bias, plan, dense_grad, grad_buffer, grad_sink, wnode)
     return y.reshape(*lead, plan.n_out)
 
 # %% ../../nbs/00e_ops.spmm.ipynb #e12cac38
