@@ -214,6 +214,9 @@ def _images(n_train:int, n_valid:int, seed:int):
     return name, (t(xt)[it].reshape(len(it), -1), torch.as_tensor(np.asarray(yt))[it].long()), \
         (t(xv)[:n_valid].reshape(-1, 784), torch.as_tensor(np.asarray(yv))[:n_valid].long())
 
+E2E_RUNS = ('dense', 'rigl/dense', 'rigl/sparse', 'rigl/compact', 'rigl-sum4/sparse', 'rigl-sum4/compact',
+            'rigl-step/dense', 'rigl-step/sparse', 'rigl-step/compact', 'srigl/dense', 'srigl/sparse', 'srigl/compact')
+
 def e2e_section(a) -> str:
     from fastsparse.loop.optim import sparse_optimizer
     set_threads(a.threads[0])
@@ -223,8 +226,8 @@ def e2e_section(a) -> str:
     for seed in range(a.seeds):
         name, (X, Y), (Xv, Yv) = _images(a.n_train, 2000, seed)
         runs = {}
-        for v in ('dense', 'rigl/dense', 'rigl/sparse', 'rigl/compact', 'rigl-sum4/sparse', 'rigl-sum4/compact',
-                  'rigl-step/dense', 'rigl-step/sparse', 'rigl-step/compact', 'srigl/dense', 'srigl/sparse', 'srigl/compact'):
+        for v in E2E_RUNS:
+            if a.runs and v not in a.runs and v != 'dense': continue
             torch.manual_seed(seed)
             net = nn.Sequential(nn.Linear(784, 4096), nn.ReLU(), nn.Linear(4096, 4096), nn.ReLU(), nn.Linear(4096, 10))
             opt = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
@@ -462,6 +465,7 @@ def main(argv=None):
     p.add_argument('--epochs', type=int, default=1)
     p.add_argument('--n-train', type=int, default=6000)
     p.add_argument('--every', type=int, default=100, help='e2e: optimizer steps between mask updates')
+    p.add_argument('--runs', nargs='+', default=None, choices=E2E_RUNS, help='e2e: these runs only (and dense)')
     p.add_argument('--quick', action='store_true', help='tiny layer shapes (a smoke test)')
     p.add_argument('--out', default=str(HERE / 'SPARSE_TRAIN.md'))
     p.add_argument('--append', action='store_true', help='add the sections to the end of --out instead of replacing it')
