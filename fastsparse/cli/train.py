@@ -31,6 +31,7 @@ GRID_PRESETS = {            # preset -> (its dataset, what it runs)
 _FIXED_MASKS = ('dense', 'static', *(n for n, m in METHODS_.items() if m.fixed))   # no mask update for --every to space
 _OWN_LAYER_SPARSITY = tuple(n for n, m in METHODS_.items() if m.own_distribution)   # --distribution unused
 _SHRINKS = tuple(n for n, m in METHODS_.items() if m.removes_units)               # --shrink: they remove units
+_GRADIENT_GROWTH = dict(rigl='interval', srigl='interval', chase='interval', granet='step')   # growth by the gradient: the default
 
 # %% ../../nbs/07a_cli.train.ipynb #21c6cf98
 def _fail(msg): raise argparse.ArgumentTypeError(msg)
@@ -121,6 +122,13 @@ def _parser():
     r.add_argument('--compact', action='store_true',
                    help="keep the masked weights' optimizer state at their active weights only, stepped there (the "
                         "optimizer is then PyTorch's AdamW in place of fastai's Adam)")
+    r.add_argument('--growth-gradient', default=None, choices=('interval', 'step'),
+                   help="the gradient growth reads (rigl, srigl, chase, granet): interval (summed since the last update; "
+                        "RigL's default) or step (the update step's, as in RigL's paper; under --compute sparse the steps "
+                        "between updates then stay sparse)")
+    r.add_argument('--sum-every', type=positive_int, default=None, metavar='K',
+                   help="with the interval's sum: sum the gradient of every K-th step only (and of each update step); "
+                        "cheaper under --compute sparse, between the two in accuracy")
     r.add_argument('--every', type=positive_int, default=None, metavar='N',
                    help='optimizer steps between mask updates (default: 100, as in the RigL paper)')
     r.add_argument('--batches-per-update', type=positive_int, default=None, help=argparse.SUPPRESS)   # the old name of --every
@@ -161,7 +169,7 @@ def _parser():
 # %% ../../nbs/07a_cli.train.ipynb #74ee2c6e
 _GRID_ONLY = ('seeds', 'sparsities', 'methods', 'results_dir', 'resume', 'max_minutes')
 _RUN_ONLY = ('method', 'sparsity', 'pattern', 'distribution', 'dataset', 'model', 'bs', 'lr', 'every', 'batches_per_update',
-             'seed', 'out', 'sync_report', 'plot', 'shrink')
+             'seed', 'out', 'sync_report', 'plot', 'shrink', 'growth_gradient', 'sum_every')
 
 def _opt(dest): return '--' + dest.replace('_', '-')
 def _opts(dests): o = [_opt(d) for d in dests]; return ' and '.join([', '.join(o[:-1]), o[-1]] if len(o) > 1 else o)
@@ -205,6 +213,12 @@ def _check(p, a, given):
                     "a sparse --method")
     elif a.method in _FIXED_MASKS and {'every', 'batches_per_update'} & given:
         p.error(f"--every: --method {a.method} never updates its masks on a schedule; drop --every")
+    if bad := [d for d in ('growth_gradient', 'sum_every') if d in given and a.method not in _GRADIENT_GROWTH]:
+        p.error(f"{_opts(bad)}: --method {a.method} does not grow by the gradient; {_opts(bad)} "
+                f"{'applies' if len(bad) == 1 else 'apply'} to --method {', '.join(_GRADIENT_GROWTH)}")
+    if (a.sum_every or 1) > 1 and (a.growth_gradient or _GRADIENT_GROWTH[a.method]) == 'step':
+        p.error(f"--sum-every samples the steps whose gradients the interval's sum adds, and --method {a.method} grows by "
+                "the update step's gradient here; add --growth-gradient interval, or drop --sum-every")
     if a.shrink and a.method not in _SHRINKS:
         p.error(f"--shrink cuts out the units and channels a method removes, and --method {a.method} removes none; use "
                 f"it with --method {' or '.join(_SHRINKS)}, or drop --shrink")
@@ -260,6 +274,11 @@ def _data_hint(e:FileNotFoundError) -> str:
     if 'dataset-fashion-mnist' not in msg: msg += "; on Debian: sudo apt-get install dataset-fashion-mnist"
     return msg if '--data-path' in msg else f"{msg} with --data-path DIR"
 
+def _method_args(a) -> dict|None:
+    "The method's own options that the command line gives"
+    d = dict(shrink=True if a.shrink else None, growth_gradient=a.growth_gradient, sum_every=a.sum_every)
+    return {k: v for k, v in d.items() if v is not None} or None
+
 def main(argv=None):
     "The `fastsparse-train` command: check the arguments, then import the training code and train one model or a grid"
     p = _parser()
@@ -276,7 +295,7 @@ def main(argv=None):
             else:
                 res = train(a.method, a.sparsity, a.distribution, a.dataset, a.model, a.epochs, a.bs, a.lr, a.every,
                             a.seed, a.data_path, show_progress=not a.no_progress and sys.stdout.isatty(), pattern=a.pattern, sync_report=a.sync_report,
-                            return_model=a.plot, compute=a.compute, compact=a.compact, method_args=dict(shrink=True) if a.shrink else None)
+                            return_model=a.plot, compute=a.compute, compact=a.compact, method_args=_method_args(a))
         except FileNotFoundError as e: p.error(_data_hint(e))
         except ValueError as e: p.error(str(e))
     if a.grid:

@@ -117,7 +117,7 @@ def train(method='rigl', sparsity:float|None=0.9, distribution='erk', dataset='d
         if h is not None: h.remove()
     out = dict(method=method, sparsity=sparsity if method != 'dense' else 0., distribution=distribution, pattern=str(pat),
                 dataset=dataset, model=model, epochs=epochs, batch_size=bs, lr=lr, compute=compute or 'dense', compact=bool(compact),
-                every=bpu if kind in ('dynamic', 'pruning') and name != 'static_sparse' else None, seed=seed,
+                method_args=dict(method_args or {}), every=bpu if kind in ('dynamic', 'pruning') and name != 'static_sparse' else None, seed=seed,
                 accuracy=float(acc), valid_loss=float(loss), train_time_s=round(elapsed, 2),
                 flops=dict(inference_dense=fc.dense_flops, inference=fc.flops, inference_fraction=fc.flops / fc.dense_flops,
                            train=fc.train_flops, train_dense=fc.dense_train_flops, train_fraction=fc.train_fraction),
