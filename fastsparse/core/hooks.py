@@ -117,8 +117,8 @@ def _grad_hook(site):
         rec = recs.get(pname)
         if rec is not None:
             if rec.dense_grad: return
-            d = rec.__dict__                                   # the sparse products wrote it, and no dense product
-            if d.pop('grad_clean', False) & (not d.pop('grad_dirty', False)): return    # added to it: zero outside the mask
+            d = rec.__dict__          # the sparse products wrote it and no dense product added to it: zero outside the mask
+            if d.pop('grad_clean', False) and not d.pop('grad_dirty', False): return
         m = buffers.get(name)
         if m is None: mask_(g, unpack_mask(buffers[name + '_bits'], g.shape))   # packed: unpacked every time
         else: _mask_grad_(g, m, rec)

@@ -250,7 +250,8 @@ class CompactGrad:
         task = _graph_task()
         if self.values is not None and (self.unscaled or (canary is not None and canary.grad is None and task != self.task)):
             self.values = self.index = None
-        self.task, self.unscaled, self.fresh = task, False, True                      # added to since the processes last averaged it (`CompactSteps.sync`)
+        self.task, self.unscaled = task, False
+        self.fresh = True                      # added to since the processes last averaged it (`CompactSteps.sync`)
         index, order = _sorted(plan)
         v = dv if order is None else dv.index_select(0, order)
         if self.values is None: self.values, self.index = v, index
