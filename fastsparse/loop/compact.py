@@ -216,10 +216,10 @@ class CompactSteps:
         """A parameter group of stand-ins whose `.grad` are the compact gradients held now: what the wrapper adds to the
         `param_groups` it shows `GradScaler`'s unscaling (which reads `params` alone), so that it unscales these too and
         sees their overflows. A stand-in takes no memory (a scalar expanded to its gradient's shape) and is never stepped."""
-        ps = []
+        ps, gs = [], self.grads()   # averaged over the processes first (which takes them out and puts them back)
         for L in self.layers:       # a step skipped after this (an overflow) leaves them stale: the next backward drops them
             if L.sink is not None and L.sink.values is not None: L.sink.unscaled = True
-        for g in self.grads():
+        for g in gs:
             t = torch.empty((), dtype=g.dtype, device=g.device).expand(g.shape)
             t.grad = g
             ps.append(t)
