@@ -180,6 +180,25 @@ def _destination(node) -> str|None:
     try: return 'grad' if _will_run(node) else None
     except RuntimeError: return 'caller'         # PyTorch does not say, for a leaf, inside `torch.autograd.grad`
 
+def _backward_graphed(ctx, dy):
+    """The backward by PyTorch's products on the saved input and the weight through its mask, recorded for a further
+    backward (`create_graph=True`: a gradient penalty); every weight gradient it makes, now or then, is zero off the
+    mask, except at a step whose whole weight gradient a method reads"""
+    x, w = ctx.saved_tensors
+    plan, to = ctx.plan, _destination(ctx.wnode) if ctx.needs_input_grad[1] else None
+    if ctx.dense_grad is not None and ctx.dense_grad(): m = None      # a method reads the whole gradient at this step
+    else: m = w.new_zeros(plan.n_out * plan.n_in).index_fill_(0, plan.flat, 1).view(plan.shape)
+    wm = w if m is None else w * m      # through the mask: what the further backward gives the weight is zero off it
+    W = wm.t() if plan.transposed else wm                      # [out, in]
+    dx = dy @ W if ctx.needs_input_grad[0] else None
+    dw = None
+    if to is not None:
+        g = dy.t() @ x
+        dw = g.t() if plan.transposed else g
+        if m is not None: dw = dw * m
+    db = dy.sum(0) if ctx.has_bias and ctx.needs_input_grad[2] else None
+    return dx, dw, db, None, None, None, None, None
+
 class SparseLinearFunction(torch.autograd.Function):
     "`F.linear` over the active weights of `plan`: forward, input gradient, and the weight gradient at the active weights (all of it when `dense_grad()` says so)"
     @staticmethod
@@ -191,6 +210,7 @@ class SparseLinearFunction(torch.autograd.Function):
         b = bias.detach() if bias is not None else x.new_empty(0)
         K['rows_times'](plan.row_ptr, plan.col, v.numpy(), xT.numpy(), b.numpy(), y.numpy())
         ctx.plan, ctx.dense_grad, ctx.grad_buffer, ctx.grad_sink, ctx.v, ctx.xT = plan, dense_grad, grad_buffer, grad_sink, v, xT
+        ctx.save_for_backward(x, weight)                       # for a backward that is differentiated again
         ctx.canary = bias if grad_sink is not None and bias is not None and bias.requires_grad else None
         ctx.wnode = wnode
         ctx.has_bias = bias is not None
@@ -199,6 +219,7 @@ class SparseLinearFunction(torch.autograd.Function):
     @staticmethod
     def backward(ctx, dy):
         K, plan = _NB or _nb(), ctx.plan
+        if torch.is_grad_enabled(): return _backward_graphed(ctx, dy)     # `create_graph=True`: differentiable
         dyT = dy.t().contiguous()                              # [out, batch]
         dx = dw = db = None
         if ctx.needs_input_grad[0]:
