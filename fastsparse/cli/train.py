@@ -208,7 +208,8 @@ def _check(p, a, given):
         p.error("--model lenet5 needs 28x28 images and --dataset digits has 8x8 ones; add --dataset fashion-mnist, "
                 "or use --model mlp or cnn")
     if a.method == 'dense':
-        if bad := [d for d in ('sparsity', 'pattern', 'distribution', 'every', 'batches_per_update', 'plot') if d in given]:
+        if bad := [d for d in ('sparsity', 'pattern', 'distribution', 'every', 'batches_per_update', 'plot', 'compute', 'compact')
+                   if d in given]:
             p.error(f"{_opts(bad)}: --method dense trains every weight and has no masks; drop {_opts(bad)}, or choose "
                     "a sparse --method")
     elif a.method in _FIXED_MASKS and {'every', 'batches_per_update'} & given:
