@@ -77,12 +77,33 @@ def _sparseprop():
         return SparseLinear
     except ImportError: return None
 
-def layer_case(n_out, n_in, sparsity, batch, kind, repeats, seed=0):
+def _case_tensors(n_out, n_in, sparsity, batch, kind, seed):
+    "One case's mask, masked weight, bias, input and output gradient"
     g = torch.Generator().manual_seed(seed)
     mask = make_mask(n_out, n_in, sparsity, kind, g)
     w0 = torch.randn(n_out, n_in, generator=g) * mask / ((1 - sparsity) * n_in) ** 0.5
     b0 = torch.randn(n_out, generator=g)
-    x0 = torch.randn(batch, n_in, generator=g); dy = torch.randn(batch, n_out, generator=g)
+    return mask, w0, b0, torch.randn(batch, n_in, generator=g), torch.randn(batch, n_out, generator=g)
+
+def _tables(a, head:list, cols:dict, case) -> str:
+    "`head`, then a table per thread count of the layer cases: `cols` maps each column's title to its run's name in `case`'s timings"
+    out = list(head)
+    for th in a.threads:
+        set_threads(th)
+        out += [f"### {th} thread{'s' * (th > 1)}", "",
+                "| layer (out x in) | sparsity | batch | mask | dense ms | " + " | ".join(cols) + " |",
+                "|---|---|---|---|---|" + "---|" * len(cols)]
+        for (n_out, n_in, sp, bs) in (LAYER_CASES if not a.quick else [(256, 256, 0.9, 32)]):
+            for kind in ('unstructured', 'fan-in'):
+                ts = case(n_out, n_in, sp, bs, kind, a.repeats)
+                out.append(f"| {n_out}x{n_in} | {sp:g} | {bs} | {kind} | {statistics.median(ts['dense']) * 1e3:.1f} | " +
+                           " | ".join(ratio(ts, k) if k in ts else '—' for k in cols.values()) + " |")
+                print(out[-1], flush=True)
+        out.append("")
+    return "\n".join(out)
+
+def layer_case(n_out, n_in, sparsity, batch, kind, repeats, seed=0):
+    mask, w0, b0, x0, dy = _case_tensors(n_out, n_in, sparsity, batch, kind, seed)
     def dense_fn():
         w = w0.clone().requires_grad_(); b = b0.clone().requires_grad_(); x = x0.clone().requires_grad_()
         def f():
@@ -122,30 +143,14 @@ def layer_section(a) -> str:
            "masked `Linear` under `set_compute(lin, 'sparse')` (forward, input gradient, and the weight gradient at the "
            "active weights, written into the gradient buffer kept between steps), *SparseProp* its `SparseLinear`" + ("" if has_sp else " (not installed here: column empty)") +
            ", *A/A* a second dense copy (noise). *dense ms* is the median dense time of one forward and backward.", ""]
-    for th in a.threads:
-        set_threads(th)
-        out += [f"### {th} thread{'s' * (th > 1)}", "",
-                "| layer (out x in) | sparsity | batch | mask | dense ms | fastsparse | SparseProp | A/A |", "|---|---|---|---|---|---|---|---|"]
-        for (n_out, n_in, sp, bs) in (LAYER_CASES if not a.quick else [(256, 256, 0.9, 32)]):
-            for kind in ('unstructured', 'fan-in'):
-                ts = layer_case(n_out, n_in, sp, bs, kind, a.repeats)
-                out.append(f"| {n_out}x{n_in} | {sp:g} | {bs} | {kind} | {statistics.median(ts['dense']) * 1e3:.1f} | "
-                           f"{ratio(ts, 'fastsparse')} | {ratio(ts, 'sparseprop') if 'sparseprop' in ts else '—'} | "
-                           f"{ratio(ts, 'aa')} |")
-                print(out[-1], flush=True)
-        out.append("")
-    return "\n".join(out)
+    return _tables(a, out, dict(fastsparse='fastsparse', SparseProp='sparseprop', **{'A/A': 'aa'}), layer_case)
 
 def step_case(n_out, n_in, sparsity, batch, kind, repeats, seed=0):
     "Seconds of a whole SGD training step of one masked Linear, each way, taking turns"
     from fastsparse.core.sparsify import sparsify_model
     from fastsparse.core.compute import set_compute
     from fastsparse.loop.optim import sparse_optimizer
-    g = torch.Generator().manual_seed(seed)
-    mask = make_mask(n_out, n_in, sparsity, kind, g)
-    w0 = torch.randn(n_out, n_in, generator=g) * mask / ((1 - sparsity) * n_in) ** 0.5
-    b0 = torch.randn(n_out, generator=g)
-    x0 = torch.randn(batch, n_in, generator=g); dy = torch.randn(batch, n_out, generator=g)
+    mask, w0, b0, x0, dy = _case_tensors(n_out, n_in, sparsity, batch, kind, seed)
     sgd = lambda ps: torch.optim.SGD(ps, lr=1e-4, momentum=0.9)
     def looped(layer, opt):
         x = x0.clone().requires_grad_()
@@ -178,20 +183,7 @@ def step_section(a) -> str:
            "the momentum at the active weights, the step taken there and written into the dense weight); *SparseProp*: "
            "its `SparseLinear`, whose compressed weight is the parameter SGD steps" + ("" if has_sp else " (not installed here: column empty)") +
            "; *A/A* a second dense copy (noise). *dense ms*: the median dense step.", ""]
-    for th in a.threads:
-        set_threads(th)
-        out += [f"### {th} thread{'s' * (th > 1)}", "",
-                "| layer (out x in) | sparsity | batch | mask | dense ms | sparse | compact | SparseProp | A/A |",
-                "|---|---|---|---|---|---|---|---|---|"]
-        for (n_out, n_in, sp, bs) in (LAYER_CASES if not a.quick else [(256, 256, 0.9, 32)]):
-            for kind in ('unstructured', 'fan-in'):
-                ts = step_case(n_out, n_in, sp, bs, kind, a.repeats)
-                out.append(f"| {n_out}x{n_in} | {sp:g} | {bs} | {kind} | {statistics.median(ts['dense']) * 1e3:.1f} | "
-                           f"{ratio(ts, 'sparse')} | {ratio(ts, 'compact')} | "
-                           f"{ratio(ts, 'sparseprop') if 'sparseprop' in ts else '—'} | {ratio(ts, 'aa')} |")
-                print(out[-1], flush=True)
-        out.append("")
-    return "\n".join(out)
+    return _tables(a, out, dict(sparse='sparse', compact='compact', SparseProp='sparseprop', **{'A/A': 'aa'}), step_case)
 
 def _images(n_train:int, n_valid:int, seed:int):
     "Fashion-MNIST (28x28) when installed, else the 8x8 digits scaled to 28x28; float tensors [n, 784] and labels"
