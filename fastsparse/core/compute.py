@@ -26,6 +26,7 @@ class LayerCompute:
         self.mode, self.min_sparsity, self.plan, self.key, self.choice, self.handle = mode, min_sparsity, None, None, {}, None
         self.stash = self.stash_plan = self.stash_version = self.private = self.private_plan = None
         self.single_user, self.why = False, None
+        self.node = None         # the accumulator of the weight's gradient: looked up once, not at every forward
         self.sink = None         # a `CompactGrad` when the optimizer state is kept compact (`loop.compact`): the gradient goes there
 
     def mask_buffer(self, m:nn.Module):
@@ -43,6 +44,15 @@ class LayerCompute:
             mask = mask.t() if t else mask.reshape(mask.shape[0], -1)     # a 1x1 convolution's: [out, in, 1, 1]
             self.plan, self.key = spmm.SparsePlan(mask, transposed=t), key
         return self.plan
+
+    def grad_node(self, w:torch.Tensor):
+        "The node that takes `w`'s gradient (`spmm._grad_node`): a parameter's accumulator is kept while it is still `w`'s"
+        if not (w.requires_grad and torch.is_grad_enabled()): return None
+        n = self.node
+        if n is not None and getattr(n, 'variable', None) is w: return n        # (`swap_tensors` gives `w` another)
+        n = spmm._grad_node(w)
+        self.node = n if w.grad_fn is None else None                          # a computed weight: its node is this forward's
+        return n
 
     def dense_grad(self, m:nn.Module):
         "A function saying whether a method asks for `m`'s whole weight gradient now"
@@ -131,11 +141,12 @@ def _compute_dtype(m:nn.Module):
     "The dtype a CUDA layer computes in: autocast's while it is on, else its weight's"
     return torch.get_autocast_dtype('cuda') if torch.is_autocast_enabled('cuda') else m.weight.dtype
 
-def _conv1x1(x:torch.Tensor, weight:torch.Tensor, bias, plan, dense_grad=None, grad_buffer=None, grad_sink=None) -> torch.Tensor:
+def _conv1x1(x:torch.Tensor, weight:torch.Tensor, bias, plan, dense_grad=None, grad_buffer=None, grad_sink=None,
+             wnode=None) -> torch.Tensor:
     "A 1x1 convolution of `x` [batch, in, h, w] computed over the active weights of `plan`: a product over every pixel"
     B, C, H, W = x.shape
     y = spmm.sparse_linear(x.permute(0, 2, 3, 1).reshape(-1, C), weight.view(weight.shape[0], C), bias, plan,
-                           dense_grad, grad_buffer, grad_sink)
+                           dense_grad, grad_buffer, grad_sink, wnode)
     return y.view(B, H, W, -1).permute(0, 3, 1, 2).contiguous()       # laid out as the convolution's own output
 
 def _why_dense(m:nn.Module, x:torch.Tensor) -> str|None:
@@ -185,6 +196,7 @@ def _sparse_forward(self, x):
         if plan is not None and plan.nnz <= (1 - c.min_sparsity) * plan.n_out * plan.n_in and \
                 (c.mode == 'sparse' or c.pick(self, x if conv else x.reshape(-1, x.shape[-1]), plan) == 'sparse'):
             grad = dict(grad_sink=c.sink) if c.sink is not None else dict(grad_buffer=c.grad_buffer(self))
+            grad['wnode'] = c.grad_node(self.weight)
             return (_conv1x1 if conv else spmm.sparse_linear)(x, self.weight, self.bias, plan, c.dense_grad(self), **grad)
     if rec is not None and torch.is_grad_enabled(): rec.grad_dirty = True
     return type(self).forward(self, x)

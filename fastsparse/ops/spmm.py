@@ -172,6 +172,10 @@ def put_(dst:torch.Tensor, index:torch.Tensor, values:torch.Tensor) -> torch.Ten
 # %% ../../nbs/00e_ops.spmm.ipynb #a08bf6a2
 _will_run = getattr(torch._C, '_will_engine_execute_node', lambda node: True)   # whether this backward reaches `node`
 
+def _grad_node(w:torch.Tensor):
+    "The autograd node that takes `w`'s gradient while gradients are recorded (its accumulator, for a parameter), else None"
+    return torch.autograd.graph.get_gradient_edge(w).node if w.requires_grad and torch.is_grad_enabled() else None
+
 def _destination(node) -> str|None:
     """Where this backward takes the weight gradient of the weight whose gradient node is `node`: `'grad'` (accumulated
     into `.grad`, or on through the graph), `'caller'` (inside `torch.autograd.grad`, which returns it if asked for
@@ -242,12 +246,12 @@ class SparseLinearFunction(torch.autograd.Function):
         return dx, dw, db, None, None, None, None, None
 
 def sparse_linear(x:torch.Tensor, weight:torch.Tensor, bias:torch.Tensor|None, plan:SparsePlan, dense_grad=None,
-                  grad_buffer=None, grad_sink=None) -> torch.Tensor:
-    "`F.linear(x, weight, bias)` computed over the active weights of `plan` (`x` of any leading shape); `dense_grad()`: True when the whole weight gradient is needed; `grad_sink`: a `CompactGrad` that takes the weight gradient instead of `weight.grad`"
+                  grad_buffer=None, grad_sink=None, wnode=None) -> torch.Tensor:
+    "`F.linear(x, weight, bias)` computed over the active weights of `plan` (`x` of any leading shape); `dense_grad()`: True when the whole weight gradient is needed; `grad_sink`: a `CompactGrad` that takes the weight gradient instead of `weight.grad`; `wnode`: the weight's gradient node, if the caller keeps it"
     lead = x.shape[:-1]
     # where the weight's gradient goes: a backward that does not go there (`torch.autograd.grad` of the input alone)
     # computes none, and adds nothing to a compact gradient
-    wnode = torch.autograd.graph.get_gradient_edge(weight).node if weight.requires_grad and torch.is_grad_enabled() else None
+    if wnode is None: wnode = _grad_node(weight)
     y = SparseLinearFunction.apply(x.reshape(-1, x.shape[-1]), weight, bias, plan, dense_grad, grad_buffer, grad_sink, wnode)
     return y.reshape(*lead, plan.n_out)
 
