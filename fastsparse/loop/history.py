@@ -23,6 +23,8 @@ __all__ = ['dead_units', 'SparsityHistory']
 _CONV = (nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.ConvTranspose1d, nn.ConvTranspose2d, nn.ConvTranspose3d)
 _CONV_T = (nn.ConvTranspose1d, nn.ConvTranspose2d, nn.ConvTranspose3d)
 
+def _plain_cpu(t) -> bool: return type(t) is torch.Tensor and t.device.type == 'cpu'
+
 def dead_units(mask:torch.Tensor, groups:int=1, transposed:bool=False) -> tuple:
     """(dead outputs, dead inputs) of one layer's bool `mask`, stored as PyTorch stores the weight: outputs that keep
     no input, and inputs that feed no output (per group of a grouped convolution; `transposed`: a `ConvTranspose`)"""
@@ -32,12 +34,19 @@ def dead_units(mask:torch.Tensor, groups:int=1, transposed:bool=False) -> tuple:
     a, b = mask.shape[0], mask.shape[1]
     if groups < 1 or a % groups:
         raise ValueError(f"groups={groups} does not divide the {a} units of the mask's first dimension")
-    m = mask.reshape(a, b, -1).any(2)                     # (first, second): any weight over the kernel
-    dead_first = int((~m.any(1)).count_nonzero())          # units of the first dimension with nothing left
-    dead_second = int((~m.view(groups, a // groups, b).any(1)).count_nonzero())   # per group: its own inputs
+    m = mask.numpy() if _plain_cpu(mask) else mask         # NumPy's reductions: 10-100x PyTorch's on the CPU
+    if mask.dim() > 2: m = m.reshape(a, b, -1).any(2)      # (first, second): any weight over the kernel
+    dead_first = int((~m.any(1)).sum())                    # units of the first dimension with nothing left
+    dead_second = int((~m.reshape(groups, a // groups, b).any(1)).sum())   # per group: its own inputs
     return (dead_second, dead_first) if transposed else (dead_first, dead_second)
 
 # %% ../../nbs/05_loop.history.ipynb #1eb7d51c
+def _count(t) -> int:
+    "The nonzero entries of `t` (by NumPy's count on the CPU, where it takes the dtype: several times PyTorch's there)"
+    if _plain_cpu(t) and t.dtype in (torch.bool, torch.float32, torch.float64, torch.float16):
+        return int(np.count_nonzero(t.detach().numpy()))
+    return int(torch.count_nonzero(t))
+
 _COLUMNS = ['step', 'epoch', 'event', 'layer', 'numel', 'kept', 'density', 'nonzeros', 'sparsity', 'turnover',
             'dead_outputs', 'dead_inputs', 'flops', 'train_flops', 'dense_train_flops']
 
@@ -113,7 +122,7 @@ class SparsityHistory:
         with torch.no_grad():
             for i, (s, rec, (groups, transposed)) in enumerate(zip(self.sites, self._recs, self._layout)):
                 mask, w = s.mask, s.weight
-                n, kept, nnz = w.numel(), int(mask.count_nonzero()), int(torch.count_nonzero(w))
+                n, kept, nnz = w.numel(), _count(mask), _count(w)
                 dout, din = dead_units(s.out_major(mask), groups, transposed)
                 turnover, self._seen[i] = rec.total_turnover - self._seen[i], rec.total_turnover
                 last += rec.turnover
@@ -123,7 +132,7 @@ class SparsityHistory:
                 rows.append(r)
                 for k in tot: tot[k] += r[k]
             for _, _, w in self._dense:
-                n = w.numel(); tot['numel'] += n; tot['kept'] += n; tot['nonzeros'] += int(torch.count_nonzero(w))
+                n = w.numel(); tot['numel'] += n; tot['kept'] += n; tot['nonzeros'] += _count(w)
         n = max(tot['numel'], 1)
         rows.append(dict(step=int(step), epoch=float(epoch), event=event, layer='total', **tot, density=tot['kept'] / n,
                          sparsity=1 - tot['nonzeros'] / n,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os, sys, types, weakref
 from pathlib import Path
 import torch, torch.nn as nn
-from ..ops.masks import unpack_mask
+from ..ops.masks import all_finite, unpack_mask
 from ..core.sites import masked_sites, sparse_sites
 from ..methods.dynamic import SparseUpdater
 from ..methods.registry import get_method, make_updater
@@ -114,7 +114,7 @@ def _inner(opt):
 def _grads_finite(opt) -> bool:
     "Whether every gradient of `opt`'s parameters is finite: what a `GradScaler` checks before it steps"
     gs = [p.grad for g in opt.param_groups for p in g['params'] if p.grad is not None]
-    return not gs or bool(torch.stack([g.isfinite().all() for g in gs]).all())
+    return all_finite(gs)
 
 def _clear_grads(opt):
     "Skip the coming step of `opt`: PyTorch's optimizers leave a parameter without a gradient as it is (value, state, step count)"

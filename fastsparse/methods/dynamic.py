@@ -25,6 +25,7 @@ from .rewire import allocate, choose_road, finite_grads, momentum_redistribution
 from ..core.commit import zero_opt_state_
 from .scores import gradient_magnitude, gradient_momentum, random_score, score_needs, weight_magnitude
 from ..ops import kernels
+from ..ops.masks import all_finite
 from ..sparsity.distributions import get_distribution, _check_sparsity
 
 # %% auto #0
@@ -512,7 +513,7 @@ class DynamicSparseUpdater(SparseUpdater):
         saved = []
         for l in self.summed:
             w, t = l.weight, l.grad_sum
-            if t is None or w.grad is None or not bool(torch.isfinite(t).all()): continue   # an overflowed step: this step's
+            if t is None or w.grad is None or not all_finite([t]): continue   # an overflowed step: this step's
             saved.append([w, w.grad]); w.grad = t
         self._stash = saved                 # (a method that cuts units out while it scores cuts these too)
         try: yield

@@ -14,6 +14,7 @@ from ..core.distributed import broadcast_, full_tensor, world_size
 from .scores import gradient_momentum, sparse_score
 from ..core.commit import commit_mask_, commit_change_
 from ..ops import kernels
+from ..ops.masks import all_finite
 
 # %% auto #0
 __all__ = ['ROADS', 'allocate', 'momentum_redistribution', 'choose_road', 'drop_grow_', 'finite_grads']
@@ -138,7 +139,7 @@ def drop_grow_(site, n_drop:int, n_grow:int, keep_score, grow_score, opt=None, p
 def finite_grads(sites:list) -> bool:
     "Whether every gradient of `sites` is finite (no NaN, no inf); a weight without a gradient counts as finite"
     gs = [full_tensor(s.weight.grad) for s in sites if s.weight.grad is not None]   # sharded: the whole gradient
-    return not gs or bool(torch.stack([torch.isfinite(g).all() for g in gs]).all())
+    return all_finite(gs)
 
 def _warn_skipped(owner:str, n:int, what:str, steps_taken:int):
     if n == 1: warnings.warn(f"{owner}: the gradients hold NaN or inf after {steps_taken} optimizer steps, so the {what} "

@@ -10,7 +10,7 @@ import math, warnings
 import torch
 from ..ops.masks import mask_, n_ones
 from ..ops.select import top_k_mask
-from ..sparsity.patterns import get_pattern, ConstantFanIn, Unstructured, _regrow_in_groups, _top_in_groups
+from ..sparsity.patterns import get_pattern, ConstantFanIn, Unstructured, _regrow_in_groups, _rows_top, _row_counts
 from ..core.distributed import broadcast_, fill_rows_, world_size
 from ..core.graph import channel_links, ChannelLink
 from ..core.report import record_update
@@ -34,6 +34,11 @@ def unit_tensors(site, link:ChannelLink|None=None, model=None) -> list:
     return out
 
 def _rows(t): return t.reshape(t.shape[0], -1)
+
+def _shut(t, live):
+    "A copy of `t` (a row per unit) whose rows of units not `live` score -inf"
+    t = t.clone(); t[~live] = -math.inf
+    return t
 
 def _unit_index(site) -> torch.Tensor:
     "The ablated units of `site` as an index tensor, kept on its record until they change"
@@ -162,7 +167,7 @@ class SRigL(UnitRemovingUpdater):
             new = self._rewire(s, keep, grow, drop_frac, l.budget, l.ablatable, most)
             if world_size() > 1: broadcast_([new])              # process 0 decides, every process applies
             commit_mask_(s, new, self.opt, sparsity=False)      # dropped and grown again: keeps its value; the record keeps the budget
-            dead = (_rows(s.out_major(new)).sum(1) == 0).nonzero().flatten().tolist()
+            dead = (_row_counts(_rows(s.out_major(new))) == 0).nonzero().flatten().tolist()
             if s.perm is None and set(dead) - set(s.record.ablated):
                 s.record.ablated = sorted(set(s.record.ablated) | set(dead))
                 zero_ablated_(s, l.extras, self.opt)
@@ -176,13 +181,15 @@ class SRigL(UnitRemovingUpdater):
         mask, R = _rows(o(s.mask)), shape[0]
         F_ = mask.shape[1]
         live = torch.ones(R, dtype=torch.bool, device=mask.device); live[s.record.ablated] = False
-        ks, gs = _rows(o(keep)).float().clone(), _rows(o(grow)).float().clone()
-        ks[~live], gs[~live] = -math.inf, -math.inf
+        ks, gs = _rows(o(keep)).float(), _rows(o(grow)).float()
+        if not bool(live.all()): ks, gs = _shut(ks, live), _shut(gs, live)
         n = int(mask.count_nonzero()); n_drop = min(int(drop_frac * n), n if most is None else most); n_keep = n - n_drop
         if ablatable and self.gamma_sal > 0:
-            sal = top_k_mask(ks, min(n_keep, int((live[:, None] & mask).sum())), within=mask & live[:, None])
-            sal |= top_k_mask(gs, min(n_drop, int(live.sum()) * F_), within=live[:, None].expand_as(mask).contiguous())
-            counts = sal.sum(1)
+            within = mask & live[:, None]
+            sal = top_k_mask(ks, min(n_keep, int(within.count_nonzero())), within=within)
+            every = None if bool(live.all()) else live[:, None].expand_as(mask).contiguous()
+            sal |= top_k_mask(gs, min(n_drop, int(live.sum()) * F_), within=every)
+            counts = _row_counts(sal)
             full = s.record.full_shape                          # cut while training (`shrink`): as the full layer counts
             k0 = budget // (full[0] if full else R)
             thr = max(1, int(self.gamma_sal * k0))
@@ -191,13 +198,13 @@ class SRigL(UnitRemovingUpdater):
             if most > 0 and cand.numel():
                 order = torch.argsort(counts[cand].float() * (R + 1) + cand.float())   # fewest salient first, then by index
                 live[cand[order[:most]]] = False
-                ks[~live], gs[~live] = -math.inf, -math.inf
+                ks, gs = _shut(ks, live), _shut(gs, live)
         u = int(live.sum())
         k = min(budget // u, F_)
         within = mask & live[:, None]
         kept = top_k_mask(ks, min(n_keep, int(within.count_nonzero())), within=within)
-        kept &= _top_in_groups(ks.masked_fill(~kept, -math.inf), k)          # at most k in each unit, its largest
-        need = torch.where(live, k - kept.sum(1), torch.zeros_like(live, dtype=torch.long))[:, None]
+        kept = _rows_top(ks, k, skip=~kept)                                # at most k in each unit, its largest
+        need = torch.where(live, k - _row_counts(kept), torch.zeros_like(live, dtype=torch.long))[:, None]
         new = _regrow_in_groups(kept, gs, need)
         return s.from_out_major(new.view(shape))
 

@@ -1,4 +1,4 @@
-"""The compiled half of `fastsparse.ops.kernels`: a sample, the one-pass scan, keys and scores at indices, and a zeroing pass.
+"""The compiled half of `fastsparse.ops.kernels`: a sample, the one-pass scan, keys and scores at indices, a zeroing pass and a selection in every row.
 
 Docs: https://fastsparse.github.io/fastsparse/ops.numba.html.md"""
 
@@ -12,7 +12,7 @@ from numba.extending import intrinsic
 from numba.core import types, cgutils
 
 # %% auto #0
-__all__ = ['sample', 'scores_at', 'keys_at', 'scan', 'zero_outside']
+__all__ = ['sample', 'scores_at', 'keys_at', 'scan', 'zero_outside', 'rows_top']
 
 # %% ../../nbs/00d_ops.numba.ipynb #473f1669
 _jit = numba.njit(nogil=True, cache=True)   # compiled once, then loaded from Numba's cache
@@ -111,3 +111,60 @@ def zero_outside(t, mask):
     "Zero `t` where `mask` is off, writing only entries that are not zero already"
     for i in range(mask.size):
         if not mask[i] and t[i] != 0: t[i] = 0
+
+# %% ../../nbs/00d_ops.numba.ipynb #01d8925a
+@_jit
+def _kth_smallest(a, m, k):
+    "The `k`-th smallest (from 0) of `a[:m]`, by partitioning `a` in place (Hoare's scheme: runs of ties split evenly)"
+    lo, hi = 0, m - 1
+    while lo < hi:
+        x, y, z = a[lo], a[(lo + hi) >> 1], a[hi]
+        p = max(min(x, y), min(max(x, y), z))                   # the median of three
+        i, j = lo, hi
+        while i <= j:
+            while a[i] < p: i += 1
+            while a[j] > p: j -= 1
+            if i <= j:
+                t = a[i]; a[i] = a[j]; a[j] = t; i += 1; j -= 1
+        if k <= j: hi = j
+        elif k >= i: lo = i
+        else: return a[k]
+    return a[k]
+
+@_jit
+def rows_top(s, skip, need, low, out):
+    """Set `out[r, c]` at the `need[r]` highest `s[r, c]` of each row `r` of the float32 `s` among the entries not in
+    `skip` (all of them if fewer; NaN and -inf as `low`; ties: lowest `c`)"""
+    R, C = s.shape
+    keys = np.empty(C, np.uint32); col = np.empty(C, np.int64); band = np.empty(C, np.uint32)
+    hist = np.zeros((4, 256), np.int64)                        # four histograms: no chain of increments to one count
+    f = np.empty(1, np.float32); u = f.view(np.uint32)
+    top_bit, ones = np.uint32(0x80000000), np.uint32(0xFFFFFFFF)
+    for r in range(R):
+        n = need[r]
+        if n <= 0: continue
+        m = 0
+        for c in range(C):                                     # the candidates' keys, ordered as their scores
+            x = s[r, c]
+            f[0] = (x if x > low else low) + np.float32(0)     # -0.0 ties with 0.0
+            b = u[0]
+            keys[m] = (b ^ ones) if b & top_bit else (b | top_bit); col[m] = c
+            m += 1 - skip[r, c]                                # written always, kept if a candidate: no branch
+        if n >= m:
+            for j in range(m): out[r, col[j]] = True
+            continue
+        hist[:] = 0
+        for j in range(m): hist[j & 3, keys[j] >> 24] += 1
+        above, b = 0, 255                                      # the top byte the n-th highest has
+        while above + hist[0, b] + hist[1, b] + hist[2, b] + hist[3, b] < n:
+            above += hist[0, b] + hist[1, b] + hist[2, b] + hist[3, b]; b -= 1
+        nb = 0
+        for j in range(m):
+            band[nb] = keys[j]; nb += (keys[j] >> 24) == b
+        cut = _kth_smallest(band, nb, nb - (n - above))        # the n-th highest key, selected within its byte
+        fill = n
+        for j in range(m): fill -= keys[j] > cut               # what the ties at the cut may still take
+        for j in range(m):
+            if keys[j] > cut: out[r, col[j]] = True
+            elif keys[j] == cut and fill > 0:
+                out[r, col[j]] = True; fill -= 1

@@ -12,7 +12,7 @@ import numpy as np
 from .select import _np_kth_cut, _sample_ranks, _sample_step
 
 # %% auto #0
-__all__ = ['enabled', 'MIN_WEIGHTS', 'worth', 'usable', 'rewire', 'zero_outside_']
+__all__ = ['enabled', 'MIN_WEIGHTS', 'worth', 'usable', 'rewire', 'zero_outside_', 'rows_top']
 
 # %% ../../nbs/00c_ops.kernels.ipynb #513497eb
 enabled = importlib.util.find_spec('numba') is not None and os.environ.get('FASTSPARSE_KERNELS', '1') != '0'
@@ -104,3 +104,14 @@ def zero_outside_(t:torch.Tensor, mask:torch.Tensor):
     "Zero the contiguous CPU float tensor `t` where the bool `mask` is off, in one pass that writes only nonzero entries"
     _nb().zero_outside(t.detach().numpy().reshape(-1), mask.numpy().reshape(-1))
     return t
+
+# %% ../../nbs/00c_ops.kernels.ipynb #8047e0b7
+def rows_top(score:torch.Tensor, need, skip:torch.Tensor|None=None) -> torch.Tensor:
+    """A bool per entry of the 2-d CPU float32 `score`: the `need` highest of each row (one count per row, or one for all)
+    outside `skip`, all of its candidates where a row has fewer; NaN and -inf rank lowest, ties go to the lowest column"""
+    s = score.detach().contiguous().numpy()
+    n = np.ascontiguousarray(np.broadcast_to(np.asarray(need, np.int64).reshape(-1), (s.shape[0],)))
+    k = np.zeros(s.shape, bool) if skip is None else skip.detach().contiguous().numpy()
+    out = np.zeros(s.shape, bool)
+    _nb().rows_top(s, k, n, s.dtype.type(np.finfo(s.dtype).min), out)
+    return torch.from_numpy(out)

@@ -12,8 +12,8 @@ from fastcore.basics import listify
 from .select import top_k_mask
 
 # %% auto #0
-__all__ = ['n_ones', 'sparse_mask', 'sparse_mask_like', 'mask_from_tensor', 'sparsity_from_tensor', 'mask_', 'n_mask_bytes',
-           'pack_mask', 'unpack_mask']
+__all__ = ['n_ones', 'sparse_mask', 'sparse_mask_like', 'mask_from_tensor', 'sparsity_from_tensor', 'mask_', 'all_finite',
+           'n_mask_bytes', 'pack_mask', 'unpack_mask']
 
 # %% ../../nbs/00b_ops.masks.ipynb #813cabde
 def n_ones(numel:int, sparsity:float) -> int:
@@ -55,6 +55,12 @@ def mask_(t:torch.Tensor, mask:torch.Tensor) -> torch.Tensor:
     if tf.numel() <= _CHUNK: tf.mul_(mf)
     else: torch._foreach_mul_(list(tf.split(_CHUNK)), list(mf.split(_CHUNK)))
     return t
+
+# %% ../../nbs/00b_ops.masks.ipynb #98f7924e
+def all_finite(ts) -> bool:
+    "Whether every entry of the tensors `ts` is finite (no NaN, no inf), read off each one's smallest and largest entries"
+    ends = [torch.stack(torch.aminmax(t.detach())).float() for t in ts if t.numel()]
+    return not ends or bool(torch.isfinite(torch.cat(ends)).all())
 
 # %% ../../nbs/00b_ops.masks.ipynb #7ba8b00f
 def n_mask_bytes(numel:int) -> int:

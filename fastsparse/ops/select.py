@@ -147,6 +147,9 @@ def top_k_mask(t:torch.Tensor, n_keep:int, within:torch.Tensor|None=None) -> tor
     if n_keep == t.numel(): mask.fill_(True)
     elif n_keep > 0:
         if within is None: mask[_top_k(t.reshape(-1), n_keep)] = True
+        elif n == t.numel(): mask[_top_k(t.reshape(-1), n_keep)] = True           # `within` leaves out nothing
+        elif t.device.type == 'cpu' and 2 * n > t.numel():  # most are candidates: leave out the others as they come
+            mask[_top_k(t.reshape(-1), n_keep, exclude=~within.reshape(-1), n_free=n)] = True
         else:                                   # select among the candidates only: cheap when they are few
             idx = _flatnonzero(within)
             mask[idx[_top_k(t.reshape(-1)[idx], n_keep)]] = True

@@ -70,7 +70,28 @@ def _nb():
         "dst[pos[i]] = v[i], over threads (`pos` without repeats)"
         for i in numba.prange(pos.size): dst[pos[i]] = v[i]
 
-    _NB = dict(rows_times=rows_times, row_dots=row_dots, take=take, put=put)
+    @numba.njit(cache=True, nogil=True)
+    def lists(m, transposed):
+        "A `SparsePlan`'s lists of the 2-d bool `m` in two passes: counts, then entries (the column lists by a counting sort)"
+        R, C = m.shape
+        row_ptr = np.zeros(R + 1, np.int64); col_ptr = np.zeros(C + 1, np.int64)
+        for r in range(R):
+            k = 0
+            for c in range(C):
+                if m[r, c]: k += 1; col_ptr[c + 1] += 1
+            row_ptr[r + 1] = row_ptr[r] + k
+        for c in range(C): col_ptr[c + 1] += col_ptr[c]
+        n = row_ptr[R]
+        col = np.empty(n, np.int32); row = np.empty(n, np.int32); flat = np.empty(n, np.int64); by_col = np.empty(n, np.int64)
+        at = col_ptr[:C].copy(); p = 0
+        for r in range(R):
+            for c in range(C):
+                if m[r, c]:
+                    col[p] = c; flat[p] = c * R + r if transposed else r * C + c
+                    q = at[c]; row[q] = r; by_col[q] = p; at[c] = q + 1; p += 1
+        return row_ptr, col, flat, col_ptr, row, by_col
+
+    _NB = dict(rows_times=rows_times, row_dots=row_dots, take=take, put=put, lists=lists)
     return _NB
 
 # %% ../../nbs/00e_ops.spmm.ipynb #9ff1d257
@@ -80,6 +101,8 @@ def _stamp(w:torch.Tensor) -> tuple:
     "What changes when `w` is written: its version counter, and the takes of its `.data` (which move no counter)"
     return (w._version, w.__dict__.get(_DATA_TAKEN, 0))
 
+_LISTS_MIN = 1 << 16            # masks this large build their lists in the compiled loop
+
 class SparsePlan:
     "The row lists of a 2-d bool mask [out, in] (and its column lists): what the sparse products of its weight loop over; `transposed`: the weight is stored [in, out]"
     def __init__(self, mask:torch.Tensor, transposed:bool=False):
@@ -88,6 +111,10 @@ class SparsePlan:
         m = mask.detach().cpu()
         self.n_out, self.n_in = m.shape
         self.transposed, self.shape = transposed, (self.n_in, self.n_out) if transposed else (self.n_out, self.n_in)
+        if _kernels.enabled and m.numel() >= _LISTS_MIN:        # compiled: two passes, no sort (3-4x faster)
+            self.row_ptr, self.col, flat, self.col_ptr, self.row, by_col = (_NB or _nb())['lists'](m.numpy(), transposed)
+            self.flat, self.by_col, self.nnz = torch.from_numpy(flat), torch.from_numpy(by_col), flat.size
+            return self._fresh()
         o, i = m.nonzero().unbind(1)                          # row-major: each row's inputs in order
         self.nnz = o.numel()
         self.flat = i * self.n_out + o if transposed else o * self.n_in + i    # the active weights, flat in the stored weight
@@ -97,6 +124,10 @@ class SparsePlan:
         self.col_ptr = _ptr(i, self.n_in).numpy()
         self.row = o[by_col].to(torch.int32).numpy()
         self.by_col = by_col                                   # entry p of the column lists is entry by_col[p] of the rows'
+        self._fresh()
+
+    def _fresh(self):
+        "No values handed over or kept yet"
         self.hint = None     # (weight, its stamp, values) that `offer` gave: taken once by `values`
         self.kept = None     # [weight, its stamp, values, values in column order]: a frozen weight's, kept while unchanged
 

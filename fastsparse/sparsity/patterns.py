@@ -7,7 +7,9 @@ Docs: https://fastsparse.github.io/fastsparse/sparsity.patterns.html.md"""
 # %% ../../nbs/01a_sparsity.patterns.ipynb #110bfdf6
 from __future__ import annotations
 import math, re
+import numpy as np
 import torch
+from ..ops import kernels
 from ..ops.masks import n_ones
 from ..ops.select import top_k_mask
 
@@ -92,26 +94,41 @@ def _in_last(t):
 def _in_back(t):
     return t.movedim(-1, 1) if t.dim() > 2 else t
 
+def _row_counts(b:torch.Tensor) -> torch.Tensor:
+    "The `True` entries in each row of the 2-d bool `b` (on the CPU by NumPy's count, about ten times PyTorch's sum there)"
+    if b.device.type == 'cpu': return torch.from_numpy(np.count_nonzero(b.detach().contiguous().numpy(), axis=1))
+    return b.sum(1)
+
+def _compiled(score) -> bool:
+    "Whether a selection in every row of `score` runs in the compiled kernel: Numba there, a CPU float32 score worth it at its size"
+    return kernels.worth(score.numel()) and score.device.type == 'cpu' and score.dtype == torch.float32
+
+def _rows_top(score, need, skip=None):
+    """A bool per entry of the 2-d `score`: the `need` highest of each row (a count per row, or one for all) outside
+    `skip`, all its candidates where a row has fewer; NaN and -inf rank lowest, ties at a row's cut go to the lowest column"""
+    if _compiled(score): return kernels.rows_top(score, need, skip)
+    s = _below(score, skip if skip is not None else torch.zeros((), dtype=torch.bool, device=score.device))
+    n = torch.as_tensor(need, device=s.device).reshape(-1, 1).expand(s.shape[0], 1)
+    most = min(int(n.max()) if n.numel() else 0, s.shape[1])
+    if most <= 0: return torch.zeros_like(s, dtype=torch.bool)
+    # each row's cut: its need-th highest score (a selection of the `most` highest, not a sort of the whole row)
+    cut = torch.topk(s, most, dim=1, sorted=True).values.gather(1, (n.clamp(max=most) - 1).clamp(min=0))
+    above, tie = s > cut, s == cut
+    fill = n - _row_counts(above)[:, None]                # taken from the cut's ties, lowest column first
+    many = (_row_counts(tie)[:, None] > fill).view(-1)    # rows with more ties than that (most have the cut alone)
+    if bool(many.any()): tie[many] &= tie[many].cumsum(1) <= fill[many]
+    sel = (above | tie) & (n > 0)
+    return sel if skip is None else sel & ~skip
+
 def _top_in_groups(g, n:int, within=None, what:str='a group'):
     "A bool per entry of `g` (one group per row): the `n` highest of every row, among `within` when given"
-    if within is not None:     # choose among candidates: they must hold at least n per group
-        if bool((within.sum(1) < n).any()): raise ValueError(f"{what} has fewer than {n} candidates")
-        g = g.masked_fill(~within, _NEG)
-    idx = torch.topk(g, n, dim=1, sorted=False).indices
-    return torch.zeros_like(g, dtype=torch.bool).scatter_(1, idx, True)
+    if within is not None and bool((_row_counts(within) < n).any()):    # they must hold at least n per group
+        raise ValueError(f"{what} has fewer than {n} candidates")
+    return _rows_top(g, n, None if within is None else ~within)
 
 def _regrow_in_groups(kept, score, need):
     "`kept` (one group per row) plus the `need` entries of each row outside it with the highest `score` (ties: the lowest indices)"
-    s, n = _below(score, kept), need.reshape(-1, 1)
-    most = int(n.max()) if n.numel() else 0
-    if most <= 0: return kept.clone()
-    # each row's cut: its need-th highest score (a selection of the `most` highest, not a sort of the whole row)
-    cut = torch.topk(s, most, dim=1, sorted=True).values.gather(1, (n - 1).clamp(min=0))
-    above, tie = s > cut, s == cut
-    fill = n - above.sum(1, keepdim=True)                 # taken from the cut's ties, lowest index first
-    many = (tie.sum(1, keepdim=True) > fill).view(-1)     # rows with more ties than that (most have the cut alone)
-    if bool(many.any()): tie[many] &= tie[many].cumsum(1) <= fill[many]
-    return kept | ((above | tie) & (n > 0))
+    return kept | _rows_top(score, need, kept)
 
 class _PerGroup(Pattern):
     "A pattern that keeps a fixed count in each group of weights: single weights are its units"
