@@ -25,6 +25,7 @@ class LayerCompute:
     def __init__(self, mode:str, min_sparsity:float=0.5):
         self.mode, self.min_sparsity, self.plan, self.key, self.choice, self.handle = mode, min_sparsity, None, None, {}, None
         self.stash = self.stash_plan = self.stash_version = self.private = self.private_plan = None
+        self.stash_whole = False  # the stash holds a whole gradient (nonzero off the mask)
         self.single_user, self.why = False, None
         self.node = None         # the accumulator of the weight's gradient: looked up once, not at every forward
         self.sink = None         # a `CompactGrad` when the optimizer state is kept compact (`loop.compact`): the gradient goes there
@@ -68,19 +69,22 @@ class LayerCompute:
     def grad_buffer(self, m:nn.Module):
         "A function giving the backward pass a buffer the weight's size, zero outside the active weights, when one is free"
         rec = _records(m).get('weight')
-        def take():
+        def take(whole:bool=False):
+            "A buffer for this backward's weight gradient, or None; `whole`: for the whole gradient (the product writes all of it)"
             w, plan = m.weight, self.plan
             # the gradient of this backward is zero outside the mask: the gradient hook need not mask it (one user only:
             # with two, PyTorch sums both uses' gradients before the hook runs)
-            if rec is not None and self.single_user: rec.grad_clean = True
+            if rec is not None and self.single_user and not whole: rec.grad_clean = True
             if w.grad is None:       # the returned gradient becomes `w.grad`: last step's, if nothing else holds it
                 b, self.stash = self.stash, None
                 if b is None or sys.getrefcount(b) > 2 or b.shape != w.shape or b.dtype != w.dtype or not b.is_contiguous():
                     return None
-                # another mask, or changed in place since the backward that made it (clipping, a user's noise: zeros
+                if whole: return b
+                # a whole gradient, another mask, or changed in place since the backward that made it (clipping, a user's noise: zeros
                 # outside the mask may no longer be zeros; a clip by a NaN norm makes them NaN): zeroed whole
-                if self.stash_plan is not plan or b._version != self.stash_version: b.zero_()
+                if self.stash_whole or self.stash_plan is not plan or b._version != self.stash_version: b.zero_()
                 return b
+            if whole: return None    # added to `w.grad` by PyTorch
             b = self.private         # the gradient is added to `w.grad` (fastai, accumulation): a buffer of its own
             if b is None or b.shape != w.shape or b.dtype != w.dtype: b = self.private = torch.zeros_like(w, memory_format=torch.contiguous_format)
             elif self.private_plan is not plan: b.zero_()
@@ -93,7 +97,8 @@ class LayerCompute:
         rec = _records(m).get('weight')
         def hook(p):
             g = p.grad
-            self.stash = g if g is not None and g.layout == torch.strided and not (rec is not None and rec.dense_grad) else None
+            self.stash = g if g is not None and g.layout == torch.strided else None
+            self.stash_whole = bool(rec is not None and rec.dense_grad)
             self.stash_plan, self.stash_version = self.plan, (g._version if self.stash is not None else None)
         return hook
 
@@ -195,7 +200,7 @@ def _sparse_forward(self, x):
         plan = c.current_plan(self)
         if plan is not None and plan.nnz <= (1 - c.min_sparsity) * plan.n_out * plan.n_in and \
                 (c.mode == 'sparse' or c.pick(self, x if conv else x.reshape(-1, x.shape[-1]), plan) == 'sparse'):
-            grad = dict(grad_sink=c.sink) if c.sink is not None else dict(grad_buffer=c.grad_buffer(self))
+            grad = dict(grad_sink=c.sink, grad_buffer=c.grad_buffer(self))    # the buffer: for a whole gradient, if a sink
             grad['wnode'] = c.grad_node(self.weight)
             return (_conv1x1 if conv else spmm.sparse_linear)(x, self.weight, self.bias, plan, c.dense_grad(self), **grad)
     if rec is not None and torch.is_grad_enabled(): rec.grad_dirty = True

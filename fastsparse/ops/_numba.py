@@ -112,7 +112,7 @@ def zero_outside(t, mask):
     for i in range(mask.size):
         if not mask[i] and t[i] != 0: t[i] = 0
 
-# %% ../../nbs/00d_ops.numba.ipynb #01d8925a
+# %% ../../nbs/00d_ops.numba.ipynb #10559569
 @_jit
 def _kth_smallest(a, m, k):
     "The `k`-th smallest (from 0) of `a[:m]`, by partitioning `a` in place (Hoare's scheme: runs of ties split evenly)"

@@ -105,7 +105,7 @@ def zero_outside_(t:torch.Tensor, mask:torch.Tensor):
     _nb().zero_outside(t.detach().numpy().reshape(-1), mask.numpy().reshape(-1))
     return t
 
-# %% ../../nbs/00c_ops.kernels.ipynb #8047e0b7
+# %% ../../nbs/00c_ops.kernels.ipynb #b1d26fea
 def rows_top(score:torch.Tensor, need, skip:torch.Tensor|None=None) -> torch.Tensor:
     """A bool per entry of the 2-d CPU float32 `score`: the `need` highest of each row (one count per row, or one for all)
     outside `skip`, all of its candidates where a row has fewer; NaN and -inf rank lowest, ties go to the lowest column"""

@@ -56,7 +56,7 @@ def mask_(t:torch.Tensor, mask:torch.Tensor) -> torch.Tensor:
     else: torch._foreach_mul_(list(tf.split(_CHUNK)), list(mf.split(_CHUNK)))
     return t
 
-# %% ../../nbs/00b_ops.masks.ipynb #98f7924e
+# %% ../../nbs/00b_ops.masks.ipynb #21c51fd1
 def all_finite(ts) -> bool:
     "Whether every entry of the tensors `ts` is finite (no NaN, no inf), read off each one's smallest and largest entries"
     ends = [torch.stack(torch.aminmax(t.detach())).float() for t in ts if t.numel()]

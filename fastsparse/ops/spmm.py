@@ -263,7 +263,9 @@ class SparseLinearFunction(torch.autograd.Function):
         to = _destination(ctx.wnode) if ctx.needs_input_grad[1] else None
         if to is not None:
             if ctx.dense_grad is not None and ctx.dense_grad():  # a method reads the whole gradient at this step
-                dw = ctx.xT @ dyT.t() if plan.transposed else dyT @ ctx.xT.t()
+                a, b = (ctx.xT, dyT.t()) if plan.transposed else (dyT, ctx.xT.t())
+                buf = ctx.grad_buffer(whole=True) if ctx.grad_buffer is not None and to == 'grad' else None
+                dw = a @ b if buf is None else torch.mm(a, b, out=buf.view(plan.shape))   # last step's gradient, written over
             else:
                 dv = torch.empty(plan.nnz, dtype=dy.dtype)
                 K['row_dots'](plan.row_ptr, plan.col, dyT.numpy(), ctx.xT.numpy(), dv.numpy())
