@@ -69,8 +69,10 @@ class LayerCompute:
     def grad_buffer(self, m:nn.Module):
         "A function giving the backward pass a buffer the weight's size, zero outside the active weights, when one is free"
         rec = _records(m).get('weight')
-        def take(whole:bool=False):
-            "A buffer for this backward's weight gradient, or None; `whole`: for the whole gradient (the product writes all of it)"
+        def take(whole:bool=False, drop:bool=False):
+            """A buffer for this backward's weight gradient, or None; `whole`: for the whole gradient (the product writes all
+            of it); `drop`: none, and let go of the one kept (a compact gradient took this step's: its memory is not held)"""
+            if drop: self.stash = None; return None
             w, plan = m.weight, self.plan
             # the gradient of this backward is zero outside the mask: the gradient hook need not mask it (one user only:
             # with two, PyTorch sums both uses' gradients before the hook runs)

@@ -271,6 +271,7 @@ class SparseLinearFunction(torch.autograd.Function):
                 K['row_dots'](plan.row_ptr, plan.col, dyT.numpy(), ctx.xT.numpy(), dv.numpy())
                 if to == 'grad' and ctx.grad_sink is not None:  # kept compact: the weight gets no dense gradient
                     ctx.grad_sink.add(dv, plan, ctx.canary)
+                    if ctx.grad_buffer is not None: ctx.grad_buffer(drop=True)   # no whole gradient kept for later
                 else:                 # a tensor of its own for `torch.autograd.grad`'s caller: no buffer that training reuses
                     buf = ctx.grad_buffer() if ctx.grad_buffer is not None and to == 'grad' else None   # zero off the mask
                     if buf is None: buf = dy.new_zeros(plan.n_out * plan.n_in)
