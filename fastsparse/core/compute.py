@@ -27,7 +27,7 @@ class LayerCompute:
         self.stash = self.stash_plan = self.stash_version = self.private = self.private_plan = None
         self.stash_whole = False  # the stash holds a whole gradient (nonzero off the mask)
         self.single_user, self.why = False, None
-        self.node = None         # the accumulator of the weight's gradient: looked up once, not at every forward
+        self.node = self.node_key = None   # the accumulator of the weight's gradient (and its data when looked up): not at every forward
         self.sink = None         # a `CompactGrad` when the optimizer state is kept compact (`loop.compact`): the gradient goes there
 
     def mask_buffer(self, m:nn.Module):
@@ -49,10 +49,13 @@ class LayerCompute:
     def grad_node(self, w:torch.Tensor):
         "The node that takes `w`'s gradient (`spmm._grad_node`): a parameter's accumulator is kept while it is still `w`'s"
         if not (w.requires_grad and torch.is_grad_enabled()): return None
-        n = self.node
-        if n is not None and getattr(n, 'variable', None) is w: return n        # (`swap_tensors` gives `w` another)
+        # PyTorch gives `w` a new accumulator when its data changes type (`.to`, and `shrink`, which cuts units out of the
+        # weight, forces one that way) and `swap_tensors` gives it another: looked up again when the data is not the same
+        n, key = self.node, (w.data_ptr(), w.dtype, w.shape)
+        if n is not None and self.node_key == key and getattr(n, 'variable', None) is w: return n
         n = spmm._grad_node(w)
         self.node = n if w.grad_fn is None else None                          # a computed weight: its node is this forward's
+        self.node_key = key
         return n
 
     def dense_grad(self, m:nn.Module):

@@ -16,7 +16,7 @@ from ..core.graph import channel_links, ChannelLink
 from ..core.report import record_update
 from .dynamic import RigL, _check_option, _check_score
 from ..core.commit import _weight_states, zero_opt_state_, commit_mask_, opt_state
-from ..core.shrink import ShrinkPlan, _refuse_wrapped
+from ..core.shrink import ShrinkPlan, _refuse_wrapped, _LAYERS
 
 # %% auto #0
 __all__ = ['unit_tensors', 'zero_ablated_', 'ablate_units_', 'UnitRemovingUpdater', 'SRigL', 'fan_ins']
@@ -116,8 +116,13 @@ class UnitRemovingUpdater(RigL):
     def shrink_ablated(self, layers:list|None=None) -> ShrinkPlan|None:
         "Cut the removed units of `layers` (default: all) that can go out of the model now, with their optimizer state"
         layers = self.layers if layers is None else layers
-        units = {l.name: l.site.record.ablated for l in layers if l.site.record.ablated and l.site.pname == 'weight'
-                 and l.site.perm is None and l.site.owner is l.site.user}
+        cuttable = [l for l in layers if l.site.record.ablated and l.site.pname == 'weight' and l.site.perm is None
+                    and l.site.owner is l.site.user]
+        for l in cuttable:                                   # a ConvTranspose's first dimension is its inputs: kept, at zero
+            if not isinstance(l.site.owner, _LAYERS):
+                l.site.record.__dict__['kept_why'] = (f"a {type(l.site.owner).__name__}: shrink cuts units out of Linear and "
+                                                      "ConvNd layers only; its ablated units stay, at zero")
+        units = {l.name: l.site.record.ablated for l in cuttable if isinstance(l.site.owner, _LAYERS)}
         if not units or self.trace_error: return None
         plan = ShrinkPlan(self.model, units, self.opt, self.links)   # checks everything: an error leaves all as it was
         plan.apply_()

@@ -109,6 +109,9 @@ def zero_outside_(t:torch.Tensor, mask:torch.Tensor):
 def rows_top(score:torch.Tensor, need, skip:torch.Tensor|None=None) -> torch.Tensor:
     """A bool per entry of the 2-d CPU float32 `score`: the `need` highest of each row (one count per row, or one for all)
     outside `skip`, all of its candidates where a row has fewer; NaN and -inf rank lowest, ties go to the lowest column"""
+    if score.dtype != torch.float32 or score.device.type != 'cpu' or score.dim() != 2:
+        raise TypeError(f"rows_top selects in a 2-d float32 CPU tensor (its keys are float32's); got {score.dtype} of shape "
+                        f"{tuple(score.shape)} on {score.device}")
     s = score.detach().contiguous().numpy()
     n = np.ascontiguousarray(np.broadcast_to(np.asarray(need, np.int64).reshape(-1), (s.shape[0],)))
     k = np.zeros(s.shape, bool) if skip is None else skip.detach().contiguous().numpy()

@@ -59,7 +59,8 @@ def mask_(t:torch.Tensor, mask:torch.Tensor) -> torch.Tensor:
 # %% ../../nbs/00b_ops.masks.ipynb #21c51fd1
 def all_finite(ts) -> bool:
     "Whether every entry of the tensors `ts` is finite (no NaN, no inf), read off each one's smallest and largest entries"
-    ends = [torch.stack(torch.aminmax(t.detach())).float() for t in ts if t.numel()]
+    ts = [torch.view_as_real(t) if t.is_complex() else t for t in ts if t.numel() and (t.is_floating_point() or t.is_complex())]
+    ends = [torch.stack(torch.aminmax(t.detach())).float() for t in ts]      # (integers are always finite)
     return not ends or bool(torch.isfinite(torch.cat(ends)).all())
 
 # %% ../../nbs/00b_ops.masks.ipynb #7ba8b00f
