@@ -89,11 +89,10 @@ class LayerCompute:
                 # outside the mask may no longer be zeros; a clip by a NaN norm makes them NaN): zeroed whole
                 if self.stash_whole or self.stash_plan is not plan or b._version != self.stash_version: b.zero_()
                 return b
-            if whole: return None    # added to `w.grad` by PyTorch
             b = self.private         # the gradient is added to `w.grad` (fastai, accumulation): a buffer of its own
             if b is None or b.shape != w.shape or b.dtype != w.dtype: b = self.private = torch.zeros_like(w, memory_format=torch.contiguous_format)
-            elif self.private_plan is not plan: b.zero_()
-            self.private_plan = plan
+            elif self.private_plan is not plan and not whole: b.zero_()
+            self.private_plan = None if whole else plan    # a whole gradient in it: zeroed before an active-weights one
             return b
         return take
 
