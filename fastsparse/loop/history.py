@@ -9,12 +9,12 @@ from __future__ import annotations
 import math, sys
 import torch, torch.nn as nn
 import pandas as pd
-import numpy as np
 from ..core.flops import layer_flops, step_flops, trace_positions
 from ..core.hooks import _get_model
 from ..core.report import _dense_weights
 from ..core.sites import masked_sites
 from ..methods.dynamic import SparseUpdater
+from ..ops.masks import _count_nonzero
 
 # %% auto #0
 __all__ = ['dead_units', 'SparsityHistory']
@@ -41,12 +41,6 @@ def dead_units(mask:torch.Tensor, groups:int=1, transposed:bool=False) -> tuple:
     return (dead_second, dead_first) if transposed else (dead_first, dead_second)
 
 # %% ../../nbs/05_loop.history.ipynb #1eb7d51c
-def _count(t) -> int:
-    "The nonzero entries of `t` (by NumPy's count on the CPU, where it takes the dtype: several times PyTorch's there)"
-    if _plain_cpu(t) and t.dtype in (torch.bool, torch.float32, torch.float64, torch.float16):
-        return int(np.count_nonzero(t.detach().numpy()))
-    return int(torch.count_nonzero(t))
-
 _COLUMNS = ['step', 'epoch', 'event', 'layer', 'numel', 'kept', 'density', 'nonzeros', 'sparsity', 'turnover',
             'dead_outputs', 'dead_inputs', 'flops', 'train_flops', 'dense_train_flops']
 
@@ -122,7 +116,7 @@ class SparsityHistory:
         with torch.no_grad():
             for i, (s, rec, (groups, transposed)) in enumerate(zip(self.sites, self._recs, self._layout)):
                 mask, w = s.mask, s.weight
-                n, kept, nnz = w.numel(), _count(mask), _count(w)
+                n, kept, nnz = w.numel(), _count_nonzero(mask), _count_nonzero(w)
                 dout, din = dead_units(s.out_major(mask), groups, transposed)
                 turnover, self._seen[i] = rec.total_turnover - self._seen[i], rec.total_turnover
                 last += rec.turnover
@@ -132,7 +126,7 @@ class SparsityHistory:
                 rows.append(r)
                 for k in tot: tot[k] += r[k]
             for _, _, w in self._dense:
-                n = w.numel(); tot['numel'] += n; tot['kept'] += n; tot['nonzeros'] += _count(w)
+                n = w.numel(); tot['numel'] += n; tot['kept'] += n; tot['nonzeros'] += _count_nonzero(w)
         n = max(tot['numel'], 1)
         rows.append(dict(step=int(step), epoch=float(epoch), event=event, layer='total', **tot, density=tot['kept'] / n,
                          sparsity=1 - tot['nonzeros'] / n,

@@ -11,7 +11,6 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import partial
 import torch.nn as nn, torch
-import numpy as np
 from fastcore.basics import listify
 from ..sparsity.patterns import get_pattern, Unstructured
 from ..sparsity.schedule import MaskSchedule, cosine_decay, epochs, schedule_args
@@ -25,7 +24,7 @@ from .rewire import allocate, choose_road, finite_grads, momentum_redistribution
 from ..core.commit import zero_opt_state_
 from .scores import gradient_magnitude, gradient_momentum, random_score, score_needs, weight_magnitude
 from ..ops import kernels
-from ..ops.masks import all_finite
+from ..ops.masks import all_finite, _count_nonzero
 from ..sparsity.distributions import get_distribution, _check_sparsity
 
 # %% auto #0
@@ -528,8 +527,7 @@ class DynamicSparseUpdater(SparseUpdater):
         for l in self.layers:
             s, pat, road, w = l.site, l.pattern, l.road, l.weight
             if road == 'kernel':                 # the fused kernels, when the scores turn out to suit them
-                m = s.mask                                      # NumPy counts without waking PyTorch's threads
-                n_active = int(np.count_nonzero(m.numpy()) if m.device.type == 'cpu' else m.count_nonzero())
+                n_active = _count_nonzero(s.mask)               # NumPy counts without waking PyTorch's threads
                 if n_active == w.numel(): continue              # a layer left dense: never rewired
                 keep, grow = _magnitude_of(self.keep_score, w, opt, s), _magnitude_of(self.grow_score, w, opt, s)
                 if kernels.usable(keep[0], grow[0]):

@@ -8,9 +8,9 @@ Docs: https://fastsparse.github.io/fastsparse/methods.srigl.html.md"""
 from __future__ import annotations
 import math, warnings
 import torch
-from ..ops.masks import mask_, n_ones
+from ..ops.masks import mask_, n_ones, _count_nonzero
 from ..ops.select import top_k_mask
-from ..sparsity.patterns import get_pattern, ConstantFanIn, Unstructured, _regrow_in_groups, _rows_top, _row_counts
+from ..sparsity.patterns import get_pattern, ConstantFanIn, Unstructured, _regrow_in_groups, _rows_top
 from ..core.distributed import broadcast_, fill_rows_, world_size
 from ..core.graph import channel_links, ChannelLink
 from ..core.report import record_update
@@ -172,7 +172,7 @@ class SRigL(UnitRemovingUpdater):
             new = self._rewire(s, keep, grow, drop_frac, l.budget, l.ablatable, most)
             if world_size() > 1: broadcast_([new])              # process 0 decides, every process applies
             commit_mask_(s, new, self.opt, sparsity=False)      # dropped and grown again: keeps its value; the record keeps the budget
-            dead = (_row_counts(_rows(s.out_major(new))) == 0).nonzero().flatten().tolist()
+            dead = (_count_nonzero(_rows(s.out_major(new)), 1) == 0).nonzero().flatten().tolist()
             if s.perm is None and set(dead) - set(s.record.ablated):
                 s.record.ablated = sorted(set(s.record.ablated) | set(dead))
                 zero_ablated_(s, l.extras, self.opt)
@@ -187,14 +187,15 @@ class SRigL(UnitRemovingUpdater):
         F_ = mask.shape[1]
         live = torch.ones(R, dtype=torch.bool, device=mask.device); live[s.record.ablated] = False
         ks, gs = _rows(o(keep)).float(), _rows(o(grow)).float()
-        if not bool(live.all()): ks, gs = _shut(ks, live), _shut(gs, live)
+        all_live = bool(live.all())
+        if not all_live: ks, gs = _shut(ks, live), _shut(gs, live)
         n = int(mask.count_nonzero()); n_drop = min(int(drop_frac * n), n if most is None else most); n_keep = n - n_drop
         if ablatable and self.gamma_sal > 0:
             within = mask & live[:, None]
             sal = top_k_mask(ks, min(n_keep, int(within.count_nonzero())), within=within)
-            every = None if bool(live.all()) else live[:, None].expand_as(mask).contiguous()
+            every = None if all_live else live[:, None].expand_as(mask).contiguous()
             sal |= top_k_mask(gs, min(n_drop, int(live.sum()) * F_), within=every)
-            counts = _row_counts(sal)
+            counts = _count_nonzero(sal, 1)
             full = s.record.full_shape                          # cut while training (`shrink`): as the full layer counts
             k0 = budget // (full[0] if full else R)
             thr = max(1, int(self.gamma_sal * k0))
@@ -209,7 +210,7 @@ class SRigL(UnitRemovingUpdater):
         within = mask & live[:, None]
         kept = top_k_mask(ks, min(n_keep, int(within.count_nonzero())), within=within)
         kept = _rows_top(ks, k, skip=~kept)                                # at most k in each unit, its largest
-        need = torch.where(live, k - _row_counts(kept), torch.zeros_like(live, dtype=torch.long))[:, None]
+        need = torch.where(live, k - _count_nonzero(kept, 1), torch.zeros_like(live, dtype=torch.long))[:, None]
         new = _regrow_in_groups(kept, gs, need)
         return s.from_out_major(new.view(shape))
 

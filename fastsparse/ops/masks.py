@@ -7,6 +7,7 @@ Docs: https://fastsparse.github.io/fastsparse/ops.masks.html.md"""
 # %% ../../nbs/00b_ops.masks.ipynb #9659c078
 from __future__ import annotations
 import math
+import numpy as np
 import torch
 from fastcore.basics import listify
 from .select import top_k_mask
@@ -62,6 +63,16 @@ def all_finite(ts) -> bool:
     ts = [torch.view_as_real(t) if t.is_complex() else t for t in ts if t.numel() and (t.is_floating_point() or t.is_complex())]
     ends = [torch.stack(torch.aminmax(t.detach())).float() for t in ts]      # (integers are always finite)
     return not ends or bool(torch.isfinite(torch.cat(ends)).all())
+
+# %% ../../nbs/00b_ops.masks.ipynb #82f65cc4
+_NP_COUNTS = (torch.bool, torch.float16, torch.float32, torch.float64)
+
+def _count_nonzero(t:torch.Tensor, dim:int|None=None):
+    "`torch.count_nonzero(t, dim)`, an int when `dim` is None: by NumPy's count on a plain CPU tensor of a dtype it takes"
+    if type(t) is torch.Tensor and t.device.type == 'cpu' and t.dtype in _NP_COUNTS:
+        c = np.count_nonzero(t.detach().numpy(), axis=dim)
+        return int(c) if dim is None else torch.from_numpy(np.asarray(c, np.int64))
+    return int(torch.count_nonzero(t)) if dim is None else torch.count_nonzero(t, dim)
 
 # %% ../../nbs/00b_ops.masks.ipynb #7ba8b00f
 def n_mask_bytes(numel:int) -> int:

@@ -7,10 +7,9 @@ Docs: https://fastsparse.github.io/fastsparse/sparsity.patterns.html.md"""
 # %% ../../nbs/01a_sparsity.patterns.ipynb #110bfdf6
 from __future__ import annotations
 import math, re
-import numpy as np
 import torch
 from ..ops import kernels
-from ..ops.masks import n_ones
+from ..ops.masks import n_ones, _count_nonzero
 from ..ops.select import top_k_mask
 
 # %% auto #0
@@ -94,11 +93,6 @@ def _in_last(t):
 def _in_back(t):
     return t.movedim(-1, 1) if t.dim() > 2 else t
 
-def _row_counts(b:torch.Tensor) -> torch.Tensor:
-    "The `True` entries in each row of the 2-d bool `b` (on the CPU by NumPy's count, about ten times PyTorch's sum there)"
-    if b.device.type == 'cpu': return torch.from_numpy(np.count_nonzero(b.detach().contiguous().numpy(), axis=1))
-    return b.sum(1)
-
 def _compiled(score) -> bool:
     "Whether a selection in every row of `score` runs in the compiled kernel: Numba there, a CPU float32 score worth it at its size"
     return kernels.worth(score.numel()) and score.device.type == 'cpu' and score.dtype == torch.float32
@@ -114,15 +108,15 @@ def _rows_top(score, need, skip=None):
     # each row's cut: its need-th highest score (a selection of the `most` highest, not a sort of the whole row)
     cut = torch.topk(s, most, dim=1, sorted=True).values.gather(1, (n.clamp(max=most) - 1).clamp(min=0))
     above, tie = s > cut, s == cut
-    fill = n - _row_counts(above)[:, None]                # taken from the cut's ties, lowest column first
-    many = (_row_counts(tie)[:, None] > fill).view(-1)    # rows with more ties than that (most have the cut alone)
+    fill = n - _count_nonzero(above, 1)[:, None]              # taken from the cut's ties, lowest column first
+    many = (_count_nonzero(tie, 1)[:, None] > fill).view(-1)  # rows with more ties than that (most have the cut alone)
     if bool(many.any()): tie[many] &= tie[many].cumsum(1) <= fill[many]
     sel = (above | tie) & (n > 0)
     return sel if skip is None else sel & ~skip
 
 def _top_in_groups(g, n:int, within=None, what:str='a group'):
     "A bool per entry of `g` (one group per row): the `n` highest of every row, among `within` when given"
-    if within is not None and bool((_row_counts(within) < n).any()):    # they must hold at least n per group
+    if within is not None and bool((_count_nonzero(within, 1) < n).any()):    # they must hold at least n per group
         raise ValueError(f"{what} has fewer than {n} candidates")
     return _rows_top(g, n, None if within is None else ~within)
 
