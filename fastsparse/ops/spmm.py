@@ -50,15 +50,17 @@ def _nb():
                     for j in range(r1 - r0): o[r0 + j] = tile[j, c]
 
     @jit
-    def row_dots(ptr, idx, dyT, xT, out):
-        "out[p] = dyT[r, :] . xT[idx[p], :] for every p in row r, over the rows in parallel"
+    def row_dots(ptr, idx, dyT, xT, out, row_len):
+        """out[p] = dyT[r, :] . xT[idx[p], :] for every p in row r, over the rows in parallel; with a `row_len`, `out` is a
+        dense [rows, row_len] gradient, flat, and the dot goes to out[r * row_len + idx[p]] (no second pass to put it there)"""
         n = ptr.size - 1; B = xT.shape[1]
         for r in numba.prange(n):
-            d = dyT[r]
+            d = dyT[r]; at = r * row_len
             for p in range(ptr[r], ptr[r + 1]):
                 xr = xT[idx[p]]; s = out.dtype.type(0)
                 for c in range(B): s += d[c] * xr[c]
-                out[p] = s
+                if row_len: out[at + idx[p]] = s
+                else: out[p] = s
 
     @jit
     def take(src, pos, out):
@@ -266,16 +268,23 @@ class SparseLinearFunction(torch.autograd.Function):
                 a, b = (ctx.xT, dyT.t()) if plan.transposed else (dyT, ctx.xT.t())
                 buf = ctx.grad_buffer(whole=True) if ctx.grad_buffer is not None and to == 'grad' else None
                 dw = a @ b if buf is None else torch.mm(a, b, out=buf.view(plan.shape))   # last step's gradient, written over
-            else:
+            elif to == 'grad' and ctx.grad_sink is not None:    # kept compact: the weight gets no dense gradient
                 dv = torch.empty(plan.nnz, dtype=dy.dtype)
-                K['row_dots'](plan.row_ptr, plan.col, dyT.numpy(), ctx.xT.numpy(), dv.numpy())
-                if to == 'grad' and ctx.grad_sink is not None:  # kept compact: the weight gets no dense gradient
-                    ctx.grad_sink.add(dv, plan, ctx.canary)
-                    if ctx.grad_buffer is not None: ctx.grad_buffer(drop=True)   # no whole gradient kept for later
-                else:                 # a tensor of its own for `torch.autograd.grad`'s caller: no buffer that training reuses
-                    buf = ctx.grad_buffer() if ctx.grad_buffer is not None and to == 'grad' else None   # zero off the mask
-                    if buf is None: buf = dy.new_zeros(plan.n_out * plan.n_in)
-                    dw = put_(buf, plan.flat, dv).view(plan.shape)
+                K['row_dots'](plan.row_ptr, plan.col, dyT.numpy(), ctx.xT.numpy(), dv.numpy(), 0)
+                ctx.grad_sink.add(dv, plan, ctx.canary)
+                if ctx.grad_buffer is not None: ctx.grad_buffer(drop=True)   # no whole gradient kept for later
+            else:                     # a tensor of its own for `torch.autograd.grad`'s caller: no buffer that training reuses
+                buf = ctx.grad_buffer() if ctx.grad_buffer is not None and to == 'grad' else None   # zero off the mask
+                if buf is None: buf = dy.new_zeros(plan.shape)
+                flat = buf.view(-1)
+                if plan.transposed:   # stored [in, out]: each row's gradient lies down a column, put there after
+                    dv = torch.empty(plan.nnz, dtype=dy.dtype)
+                    K['row_dots'](plan.row_ptr, plan.col, dyT.numpy(), ctx.xT.numpy(), dv.numpy(), 0)
+                    put_(flat, plan.flat, dv)
+                else:                 # written in place as the dots are computed
+                    K['row_dots'](plan.row_ptr, plan.col, dyT.numpy(), ctx.xT.numpy(), flat.numpy(), plan.n_in)
+                    torch.autograd.graph.increment_version(flat)     # written behind PyTorch's back, as `put_` counts it
+                dw = flat.view(plan.shape)
         if ctx.has_bias and ctx.needs_input_grad[2]: db = dy.sum(0)
         return dx, dw, db, None, None, None, None, None
 
