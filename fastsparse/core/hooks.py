@@ -105,7 +105,9 @@ def _mask_grad_(g:torch.Tensor, m:torch.Tensor, rec=None, make:bool=True) -> tor
     hit = rec._fmask
     if hit is None or hit[0] is not m or hit[1] != m._version or hit[2].dtype is not g.dtype:
         if not make: return mask_(g, m)
-        hit = rec._fmask = (m, m._version, m.to(g.dtype))
+        f = hit[2] if hit is not None else None       # the last copy's memory, written over (a fresh tensor costs more)
+        f = f.copy_(m) if f is not None and f.shape == m.shape and f.dtype is g.dtype and f.device == m.device else m.to(g.dtype)
+        hit = rec._fmask = (m, m._version, f)
     return g.mul_(hit[2])
 
 def _grad_hook(site):

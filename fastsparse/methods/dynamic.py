@@ -6,7 +6,7 @@ Docs: https://fastsparse.github.io/fastsparse/methods.dynamic.html.md"""
 
 # %% ../../nbs/03c_methods.dynamic.ipynb #91763169
 from __future__ import annotations
-import math, warnings
+import math, sys, warnings
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import partial
@@ -430,7 +430,7 @@ class DynamicSparseUpdater(SparseUpdater):
             frac = self.drop_sched(self.drop_fraction, 0., pos)
             if frac > 0 and self._grads_ok('mask update'):
                 with self._summed_grads(), unsharded(self.sites, self.opt): self.update_masks(frac)
-        self._free_sums()
+        self._free_sums(keep=True)                # their memory: for the next window's first sum
         if self.skip_gradients: return True
         if self.mask_grads: mask_grads_(self.sites)
         return False
@@ -493,18 +493,26 @@ class DynamicSparseUpdater(SparseUpdater):
             g = l.weight.grad
             if g is None: continue
             self._sums_held = True
-            if l.grad_sum is None: l.grad_sum = g.detach().clone()
+            if l.grad_sum is None:                # the window's first: into the last window's sum, if its memory is free
+                s = getattr(l, 'sum_spare', None); l.sum_spare = None
+                fits = (s is not None and type(g) is torch.Tensor and sys.getrefcount(s) <= 2 and s.shape == g.shape
+                        and s.dtype == g.dtype and s.device == g.device)
+                l.grad_sum = s.copy_(g.detach()) if fits else g.detach().clone()
             elif type(g) is not torch.Tensor or l.grad_sum.dtype != g.dtype: l.grad_sum.add_(g.detach())   # a shard: alone
             else:
                 sums, grads = groups.setdefault((g.device, g.dtype), ([], []))
                 sums.append(l.grad_sum); grads.append(g.detach())
         for sums, grads in groups.values(): torch._foreach_add_(sums, grads)   # a launch per group on a GPU, not per layer
 
-    def _free_sums(self):
-        "Drop the summed gradients, if any are held (called at most steps: nothing to do on most)"
-        if not getattr(self, '_sums_held', False): return
-        for l in self.layers: l.grad_sum = None
-        self._sums_held = False
+    def _free_sums(self, keep:bool=False):
+        """Drop the summed gradients, if any are held (called at most steps: nothing to do on most); `keep`: hold their
+        memory for the next window's first sum, written over rather than allocated again (a fresh tensor the size of a
+        large weight costs several times a copy: its pages are zeroed and first touched one by one)"""
+        if not (getattr(self, '_sums_held', False) or getattr(self, '_spares_held', False)): return
+        for l in self.layers:
+            l.sum_spare = getattr(l, 'grad_sum', None) if keep else None
+            l.grad_sum = None
+        self._sums_held, self._spares_held = False, keep
 
     @contextmanager
     def _summed_grads(self):

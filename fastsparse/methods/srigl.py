@@ -190,11 +190,12 @@ class SRigL(UnitRemovingUpdater):
         all_live = bool(live.all())
         if not all_live: ks, gs = _shut(ks, live), _shut(gs, live)
         n = int(mask.count_nonzero()); n_drop = min(int(drop_frac * n), n if most is None else most); n_keep = n - n_drop
+        within = mask if all_live else mask & live[:, None]    # the active weights of the live units
+        keep_top = None                                        # the n_keep largest kept scores among them
         if ablatable and self.gamma_sal > 0:
-            within = mask & live[:, None]
-            sal = top_k_mask(ks, min(n_keep, int(within.count_nonzero())), within=within)
+            keep_top = top_k_mask(ks, min(n_keep, int(within.count_nonzero())), within=within)
             every = None if all_live else live[:, None].expand_as(mask).contiguous()
-            sal |= top_k_mask(gs, min(n_drop, int(live.sum()) * F_), within=every)
+            sal = keep_top | top_k_mask(gs, min(n_drop, int(live.sum()) * F_), within=every)
             counts = _count_nonzero(sal, 1)
             full = s.record.full_shape                          # cut while training (`shrink`): as the full layer counts
             k0 = budget // (full[0] if full else R)
@@ -205,10 +206,10 @@ class SRigL(UnitRemovingUpdater):
                 order = torch.argsort(counts[cand].float() * (R + 1) + cand.float())   # fewest salient first, then by index
                 live[cand[order[:most]]] = False
                 ks, gs = _shut(ks, live), _shut(gs, live)
+                within, keep_top = mask & live[:, None], None    # units ablated: the kept weights selected again, among the rest
         u = int(live.sum())
         k = min(budget // u, F_)
-        within = mask & live[:, None]
-        kept = top_k_mask(ks, min(n_keep, int(within.count_nonzero())), within=within)
+        kept = keep_top if keep_top is not None else top_k_mask(ks, min(n_keep, int(within.count_nonzero())), within=within)
         kept = _rows_top(ks, k, skip=~kept)                                # at most k in each unit, its largest
         need = torch.where(live, k - _count_nonzero(kept, 1), torch.zeros_like(live, dtype=torch.long))[:, None]
         new = _regrow_in_groups(kept, gs, need)
