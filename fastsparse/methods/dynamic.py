@@ -293,6 +293,13 @@ def _check_option(method:str, k:str, v, allowed):
     return float(v)
 
 # %% ../../nbs/03c_methods.dynamic.ipynb #f07562fc
+def _one_pass(total:torch.Tensor, g:torch.Tensor, site) -> bool:
+    "Whether `kernels.add_masked_` can add `g` to `total` and mask it by `site`'s bool mask in one pass: a large CPU layer"
+    m = None if site.packed else site.mask_buffer
+    return (kernels.worth(g.numel()) and type(g) is torch.Tensor and type(total) is torch.Tensor and m is not None
+            and type(m) is torch.Tensor and m.dtype == torch.bool and m.shape == g.shape == total.shape and m.device.type == 'cpu'
+            and m.is_contiguous() and total.dtype == g.dtype and kernels.usable(total, g))
+
 class DynamicSparseUpdater(SparseUpdater):
     "Drop the active weights with the lowest `keep_score`, grow as many with the highest `grow_score`, on a schedule"
     keep_score = staticmethod(weight_magnitude)   # `f(param, opt)`: which active weights to keep
@@ -405,8 +412,8 @@ class DynamicSparseUpdater(SparseUpdater):
         """Before gradient clipping, on a step of the summing window that does not update the masks: the gradients go
         into the sums and are masked now, so that clipping sees the gradients the optimizer steps with"""
         if self.summing and not self.pending and not getattr(self, '_clip_ready', False):
-            self._add_grads()
-            if self.mask_grads: mask_grads_([l.site for l in self.summed])
+            rest = self._add_grads(mask=self.mask_grads)
+            if rest: mask_grads_(rest)
             self._clip_ready = True
 
     def before_step(self, pct:float) -> bool:
@@ -414,8 +421,8 @@ class DynamicSparseUpdater(SparseUpdater):
         self.stepping, self.pct, self._updates_before = True, pct, self.n_updates
         ready, self._clip_ready = getattr(self, '_clip_ready', False), False      # `before_clip` summed this step already
         if self.summing and not ready:
-            self._add_grads()
-            if self.mask_grads and not self.pending: mask_grads_([l.site for l in self.summed])   # stepped masked
+            rest = self._add_grads(mask=self.mask_grads and not self.pending)   # stepped masked
+            if rest: mask_grads_(rest)
         if not self.pending:
             if self.anchor is None: self._open(pct)
             if self.sharded and self.mask_grads: mask_grads_(self.sites)   # a shard has no gradient hook: masked here
@@ -486,13 +493,18 @@ class DynamicSparseUpdater(SparseUpdater):
         self._resumed_sum = d.get('grad_sum')
         return self
 
-    def _add_grads(self):
-        "Add this step's gradient of each summed layer to its sum since the last update (one multi-tensor add per device and dtype)"
-        groups = {}
+    def _add_grads(self, mask:bool=False) -> list:
+        """Add this step's gradient of each summed layer to its sum since the last update (one multi-tensor add per device
+        and dtype); `mask`: the gradients are to be zeroed off their masks too, a large CPU layer's in the same pass
+        (`kernels.add_masked_`); returns the sites whose gradients are left to mask"""
+        groups, rest = {}, []
         for l in self.summed:
             g = l.weight.grad
             if g is None: continue
             self._sums_held = True
+            if mask and l.grad_sum is not None and _one_pass(l.grad_sum, g, l.site):
+                kernels.add_masked_(l.grad_sum, g, l.site.mask_buffer); continue
+            if mask: rest.append(l.site)
             if l.grad_sum is None:                # the window's first: into the last window's sum, if its memory is free
                 s = getattr(l, 'sum_spare', None); l.sum_spare = None
                 fits = (s is not None and type(g) is torch.Tensor and sys.getrefcount(s) <= 2 and s.shape == g.shape
@@ -503,6 +515,7 @@ class DynamicSparseUpdater(SparseUpdater):
                 sums, grads = groups.setdefault((g.device, g.dtype), ([], []))
                 sums.append(l.grad_sum); grads.append(g.detach())
         for sums, grads in groups.values(): torch._foreach_add_(sums, grads)   # a launch per group on a GPU, not per layer
+        return rest
 
     def _free_sums(self, keep:bool=False):
         """Drop the summed gradients, if any are held (called at most steps: nothing to do on most); `keep`: hold their

@@ -12,7 +12,7 @@ from numba.extending import intrinsic
 from numba.core import types, cgutils
 
 # %% auto #0
-__all__ = ['sample', 'scores_at', 'keys_at', 'scan', 'zero_outside', 'rows_top']
+__all__ = ['sample', 'scores_at', 'keys_at', 'scan', 'zero_outside', 'add_masked', 'rows_top']
 
 # %% ../../nbs/00d_ops.numba.ipynb #473f1669
 _jit = numba.njit(nogil=True, cache=True)   # compiled once, then loaded from Numba's cache
@@ -111,6 +111,22 @@ def zero_outside(t, mask):
     "Zero `t` where `mask` is off, writing only entries that are not zero already"
     for i in range(mask.size):
         if not mask[i] and t[i] != 0: t[i] = 0
+
+# %% ../../nbs/00d_ops.numba.ipynb #ecdcb5cc
+@_jit
+def _add_masked_block(total, g, m8):
+    dt = g.dtype.type
+    for i in range(g.size):                 # branch-free: the mask as a number (a branch on a random mask mispredicts)
+        x = g[i]; total[i] += x
+        g[i] = x * dt(m8[i])
+
+@numba.njit(nogil=True, cache=True, parallel=True)
+def add_masked(total, g, m8):
+    "`total += g`, then `g *= m8` (the bool mask as `uint8`, 1 or 0), in one pass over the flat arrays; blocks of 64K entries over Numba's threads"
+    n = g.size
+    for b in numba.prange((n + 65535) >> 16):
+        lo = b << 16; hi = min(n, lo + 65536)
+        _add_masked_block(total[lo:hi], g[lo:hi], m8[lo:hi])      # a slice each: the loop over it is vectorised
 
 # %% ../../nbs/00d_ops.numba.ipynb #10559569
 @_jit

@@ -12,7 +12,7 @@ import numpy as np
 from .select import _np_kth_cut, _sample_ranks, _sample_step
 
 # %% auto #0
-__all__ = ['enabled', 'MIN_WEIGHTS', 'worth', 'usable', 'rewire', 'zero_outside_', 'rows_top']
+__all__ = ['enabled', 'MIN_WEIGHTS', 'worth', 'usable', 'rewire', 'zero_outside_', 'add_masked_', 'rows_top']
 
 # %% ../../nbs/00c_ops.kernels.ipynb #513497eb
 enabled = importlib.util.find_spec('numba') is not None and os.environ.get('FASTSPARSE_KERNELS', '1') != '0'
@@ -104,6 +104,19 @@ def zero_outside_(t:torch.Tensor, mask:torch.Tensor):
     "Zero the contiguous CPU float tensor `t` where the bool `mask` is off, in one pass that writes only nonzero entries"
     _nb().zero_outside(t.detach().numpy().reshape(-1), mask.numpy().reshape(-1))
     return t
+
+# %% ../../nbs/00c_ops.kernels.ipynb #81667687
+def add_masked_(total:torch.Tensor, g:torch.Tensor, mask:torch.Tensor):
+    """`total += g`, then `g *= mask`, in one pass over memory: `total` and `g` contiguous CPU float tensors of one shape
+    and dtype, `mask` a contiguous bool tensor of that shape (a gradient-summing step's add and masking)"""
+    if not (usable(total, g) and total.dtype == g.dtype and total.shape == g.shape == mask.shape and mask.dtype == torch.bool
+            and mask.device.type == 'cpu' and mask.is_contiguous()):
+        raise TypeError("add_masked_ takes contiguous CPU float32/float64 tensors `total` and `g` of one shape and dtype, and a "
+                        f"contiguous bool mask of that shape; got {total.dtype} {tuple(total.shape)}, {g.dtype} {tuple(g.shape)}, "
+                        f"{mask.dtype} {tuple(mask.shape)} (or the kernels are off: FASTSPARSE_KERNELS=0, no Numba)")
+    _nb().add_masked(total.detach().numpy().reshape(-1), g.detach().numpy().reshape(-1), mask.numpy().reshape(-1).view(np.uint8))
+    for t in (total, g): torch.autograd.graph.increment_version(t)   # written behind PyTorch's back: counted as in place
+    return total
 
 # %% ../../nbs/00c_ops.kernels.ipynb #b1d26fea
 def rows_top(score:torch.Tensor, need, skip:torch.Tensor|None=None) -> torch.Tensor:
