@@ -18,6 +18,19 @@ from .distributed import is_sharded
 __all__ = ['COMPUTE_MODES', 'LayerCompute', 'set_compute', 'compute_report']
 
 # %% ../../nbs/02i_core.compute.ipynb #bcbb5f7e
+def _refcount(o) -> int:
+    "`sys.getrefcount(o)`: called as `_refcount(name)` with a local `name`, compared with `_SOLE_REFS`"
+    return sys.getrefcount(o)
+
+def _sole_refs() -> int:
+    o = object()
+    return _refcount(o)
+
+# what `_refcount(name)` gives when the caller's local `name` alone holds the object: Python 3.14 leaves some references
+# on the interpreter's stack uncounted (borrowed), so it is measured here, in the same shape of code as where it is
+# used, rather than assumed (2 on earlier Pythons)
+_SOLE_REFS = _sole_refs()
+
 COMPUTE_MODES = ('dense', 'sparse', 'auto')
 
 class LayerCompute:
@@ -82,7 +95,7 @@ class LayerCompute:
             if rec is not None and self.single_user and not whole: rec.grad_clean = True
             if w.grad is None:       # the returned gradient becomes `w.grad`: last step's, if nothing else holds it
                 b, self.stash = self.stash, None
-                if b is None or sys.getrefcount(b) > 2 or b.shape != w.shape or b.dtype != w.dtype or not b.is_contiguous():
+                if b is None or _refcount(b) > _SOLE_REFS or b.shape != w.shape or b.dtype != w.dtype or not b.is_contiguous():
                     return None
                 if whole: return b
                 # a whole gradient, another mask, or changed in place since the backward that made it (clipping, a user's noise: zeros

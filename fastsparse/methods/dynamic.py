@@ -6,7 +6,7 @@ Docs: https://fastsparse.github.io/fastsparse/methods.dynamic.html.md"""
 
 # %% ../../nbs/03c_methods.dynamic.ipynb #91763169
 from __future__ import annotations
-import math, sys, warnings
+import math, warnings
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import partial
@@ -19,7 +19,7 @@ from ..core.hooks import ensure_enforced, set_dense_grads
 from ..core.report import mask_markers, zero_preserving
 from ..core.sites import masked_sites
 from ..core.sparsify import apply_masks, mask_grads_, sparsify_model, _normalised_dim
-from ..core.compute import COMPUTE_MODES, set_compute
+from ..core.compute import COMPUTE_MODES, set_compute, _refcount, _SOLE_REFS
 from .rewire import allocate, choose_road, finite_grads, momentum_redistribution, _index_road, _kernel_road, _pattern_road, _warn_skipped
 from ..core.commit import zero_opt_state_
 from .scores import gradient_magnitude, gradient_momentum, random_score, score_needs, weight_magnitude
@@ -507,7 +507,7 @@ class DynamicSparseUpdater(SparseUpdater):
             if mask: rest.append(l.site)
             if l.grad_sum is None:                # the window's first: into the last window's sum, if its memory is free
                 s = getattr(l, 'sum_spare', None); l.sum_spare = None
-                fits = (s is not None and type(g) is torch.Tensor and sys.getrefcount(s) <= 2 and s.shape == g.shape
+                fits = (s is not None and type(g) is torch.Tensor and _refcount(s) <= _SOLE_REFS and s.shape == g.shape
                         and s.dtype == g.dtype and s.device == g.device)
                 l.grad_sum = s.copy_(g.detach()) if fits else g.detach().clone()
             elif type(g) is not torch.Tensor or l.grad_sum.dtype != g.dtype: l.grad_sum.add_(g.detach())   # a shard: alone
