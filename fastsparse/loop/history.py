@@ -14,7 +14,7 @@ from ..core.hooks import _get_model
 from ..core.report import _dense_weights
 from ..core.sites import masked_sites
 from ..methods.dynamic import SparseUpdater
-from ..ops.masks import _count_nonzero
+from ..ops.masks import _count_nonzero, _plain_cpu
 
 # %% auto #0
 __all__ = ['dead_units', 'SparsityHistory']
@@ -22,8 +22,6 @@ __all__ = ['dead_units', 'SparsityHistory']
 # %% ../../nbs/05_loop.history.ipynb #a2971da4
 _CONV = (nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.ConvTranspose1d, nn.ConvTranspose2d, nn.ConvTranspose3d)
 _CONV_T = (nn.ConvTranspose1d, nn.ConvTranspose2d, nn.ConvTranspose3d)
-
-def _plain_cpu(t) -> bool: return type(t) is torch.Tensor and t.device.type == 'cpu'
 
 def dead_units(mask:torch.Tensor, groups:int=1, transposed:bool=False) -> tuple:
     """(dead outputs, dead inputs) of one layer's bool `mask`, stored as PyTorch stores the weight: outputs that keep

@@ -294,11 +294,8 @@ def _check_option(method:str, k:str, v, allowed):
 
 # %% ../../nbs/03c_methods.dynamic.ipynb #f07562fc
 def _one_pass(total:torch.Tensor, g:torch.Tensor, site) -> bool:
-    "Whether `kernels.add_masked_` can add `g` to `total` and mask it by `site`'s bool mask in one pass: a large CPU layer"
-    m = None if site.packed else site.mask_buffer
-    return (kernels.worth(g.numel()) and type(g) is torch.Tensor and type(total) is torch.Tensor and m is not None
-            and type(m) is torch.Tensor and m.dtype == torch.bool and m.shape == g.shape == total.shape and m.device.type == 'cpu'
-            and m.is_contiguous() and total.dtype == g.dtype and kernels.usable(total, g))
+    "Whether `kernels.add_masked_` adds `g` to `total` and masks it by `site`'s bool mask in one pass: a large CPU layer"
+    return kernels.worth(g.numel()) and not site.packed and kernels.adds_masked(total, g, site.mask_buffer)
 
 class DynamicSparseUpdater(SparseUpdater):
     "Drop the active weights with the lowest `keep_score`, grow as many with the highest `grow_score`, on a schedule"

@@ -12,7 +12,7 @@ import numpy as np
 from .select import _np_kth_cut, _sample_ranks, _sample_step
 
 # %% auto #0
-__all__ = ['enabled', 'MIN_WEIGHTS', 'worth', 'usable', 'rewire', 'zero_outside_', 'add_masked_', 'rows_top']
+__all__ = ['enabled', 'MIN_WEIGHTS', 'worth', 'usable', 'rewire', 'zero_outside_', 'adds_masked', 'add_masked_', 'rows_top']
 
 # %% ../../nbs/00c_ops.kernels.ipynb #513497eb
 enabled = importlib.util.find_spec('numba') is not None and os.environ.get('FASTSPARSE_KERNELS', '1') != '0'
@@ -106,11 +106,15 @@ def zero_outside_(t:torch.Tensor, mask:torch.Tensor):
     return t
 
 # %% ../../nbs/00c_ops.kernels.ipynb #81667687
+def adds_masked(total:torch.Tensor, g:torch.Tensor, mask:torch.Tensor) -> bool:
+    "Whether `add_masked_` takes these: plain contiguous CPU float tensors `total` and `g` of one shape and dtype, a bool `mask` like them"
+    return (all(type(t) is torch.Tensor for t in (total, g, mask)) and usable(total, g) and total.dtype == g.dtype
+            and total.shape == g.shape == mask.shape and mask.dtype == torch.bool and mask.device.type == 'cpu' and mask.is_contiguous())
+
 def add_masked_(total:torch.Tensor, g:torch.Tensor, mask:torch.Tensor):
     """`total += g`, then `g *= mask`, in one pass over memory: `total` and `g` contiguous CPU float tensors of one shape
     and dtype, `mask` a contiguous bool tensor of that shape (a gradient-summing step's add and masking)"""
-    if not (usable(total, g) and total.dtype == g.dtype and total.shape == g.shape == mask.shape and mask.dtype == torch.bool
-            and mask.device.type == 'cpu' and mask.is_contiguous()):
+    if not adds_masked(total, g, mask):
         raise TypeError("add_masked_ takes contiguous CPU float32/float64 tensors `total` and `g` of one shape and dtype, and a "
                         f"contiguous bool mask of that shape; got {total.dtype} {tuple(total.shape)}, {g.dtype} {tuple(g.shape)}, "
                         f"{mask.dtype} {tuple(mask.shape)} (or the kernels are off: FASTSPARSE_KERNELS=0, no Numba)")

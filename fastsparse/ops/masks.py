@@ -67,9 +67,13 @@ def all_finite(ts) -> bool:
 # %% ../../nbs/00b_ops.masks.ipynb #82f65cc4
 _NP_COUNTS = (torch.bool, torch.float16, torch.float32, torch.float64)
 
+def _plain_cpu(t) -> bool:
+    "Whether `t` is a plain tensor (no subclass such as a `DTensor`) on the CPU: one NumPy can read as it is"
+    return type(t) is torch.Tensor and t.device.type == 'cpu'
+
 def _count_nonzero(t:torch.Tensor, dim:int|None=None):
     "`torch.count_nonzero(t, dim)`, an int when `dim` is None: by NumPy's count on a plain CPU tensor of a dtype it takes"
-    if type(t) is torch.Tensor and t.device.type == 'cpu' and t.dtype in _NP_COUNTS:
+    if _plain_cpu(t) and t.dtype in _NP_COUNTS:
         c = np.count_nonzero(t.detach().numpy(), axis=dim)
         return int(c) if dim is None else torch.from_numpy(np.asarray(c, np.int64))
     return int(torch.count_nonzero(t)) if dim is None else torch.count_nonzero(t, dim)
