@@ -17,7 +17,9 @@ CI runs `python bench/gpu_diagnose.py --tiny` so that the script keeps working b
 
 On a CPU (`--tiny`, or no GPU) every section runs with tiny sizes, to check the script itself.
 """
-import argparse, copy, json, statistics, time, traceback, warnings
+import argparse, copy, json, statistics, sys, time, traceback, warnings
+from pathlib import Path
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))   # the checkout's fastsparse: a GPU machine has it uninstalled
 import torch, torch.nn as nn, torch.nn.functional as F
 
 def _model(dev, tiny):

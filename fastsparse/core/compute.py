@@ -33,13 +33,18 @@ _SOLE_REFS = _sole_refs()
 
 COMPUTE_MODES = ('dense', 'sparse', 'auto')
 
+class _Said(set):
+    "The reasons to compute densely that one model's layers have warned of (each said once); a copy of the model starts with none"
+    def __reduce__(self): return (_Said, ())
+
 class LayerCompute:
     "How one masked `Linear` computes: `mode`, the `SparsePlan` of its current mask, and `'auto'`'s choice per batch size"
-    def __init__(self, mode:str, min_sparsity:float=0.5):
+    def __init__(self, mode:str, min_sparsity:float=0.5, said:set|None=None):
         self.mode, self.min_sparsity, self.plan, self.key, self.choice, self.handle = mode, min_sparsity, None, None, {}, None
         self.stash = self.stash_plan = self.stash_version = self.private = self.private_plan = None
         self.stash_whole = False  # the stash holds a whole gradient (nonzero off the mask)
         self.single_user, self.why = False, None
+        self.said = _Said() if said is None else said  # the reasons to compute densely already warned of: shared by a model's layers
         self.node = self.node_key = None   # the accumulator of the weight's gradient (and its data when looked up): not at every forward
         self.sink = None         # a `CompactGrad` when the optimizer state is kept compact (`loop.compact`): the gradient goes there
 
@@ -120,7 +125,7 @@ class LayerCompute:
         return hook
 
     def __getstate__(self):                      # plans and buffers are rebuilt: a copy starts afresh
-        return {**LayerCompute('auto').__dict__, 'mode': self.mode, 'min_sparsity': self.min_sparsity}
+        return {**LayerCompute('auto').__dict__, 'mode': self.mode, 'min_sparsity': self.min_sparsity, 'said': self.said}
 
 # %% ../../nbs/02i_core.compute.ipynb #9a04f815
 def _sync(dev:torch.device):
@@ -207,9 +212,11 @@ def _sparse_forward(self, x):
     if rec is not None: rec.__dict__.pop('grad_clean', None)
     why = _why_dense(self, x) if c.mode != 'dense' else 'dense'
     if why is not None and why != c.why and c.mode != 'dense' and why != 'traced by torch.compile':
-        warnings.warn(f"a masked {type(self).__name__} ({tuple(self.weight.shape)}) asked to compute sparse computes densely: "
-                      f"{why}", UserWarning, stacklevel=2)                  # once per reason and layer
-        c.why = why
+        c.why = why                                             # the report's reason for this layer
+        if why not in c.said:                                   # said once per model and reason, not per layer
+            c.said.add(why)
+            warnings.warn(f"masked layers asked to compute sparse compute densely: {why} (the first: a {type(self).__name__} "
+                          f"{tuple(self.weight.shape)}; `compute_report(model)` lists each layer)", UserWarning, stacklevel=2)
     if why is None and self.weight.device.type == 'cuda':      # a 2:4 mask on a GPU: the forward by the 2:4 kernels
         if c.mode == 'sparse' or c.pick(self, x.reshape(-1, x.shape[-1]), None) == 'sparse': return _semi24_forward(self, x)
     elif why is None:                                            # on the CPU: the products over the active weights
@@ -248,6 +255,7 @@ def set_compute(model:nn.Module, compute:str='sparse', min_sparsity:float=0.5) -
     model = getattr(model, 'model', model) if not isinstance(model, nn.Module) else model
     sites = masked_sites(model)
     if not sites: raise ValueError("the model has no masks: sparsify it first (`sparsify_model(model, sparsity)`)")
+    said = _Said()
     for s in sites:
         m = s.owner
         old = m.__dict__.pop('_fastsparse_compute', None)
@@ -256,7 +264,7 @@ def set_compute(model:nn.Module, compute:str='sparse', min_sparsity:float=0.5) -
             m.__dict__.pop('forward', None)
             if old.handle is not None: old.handle.remove()
         if compute == 'dense' or _eligible(s) is not None: continue
-        c = m._fastsparse_compute = LayerCompute(compute, float(min_sparsity))
+        c = m._fastsparse_compute = LayerCompute(compute, float(min_sparsity), said)
         c.single_user = len(s.users) == 1
         m.forward = types.MethodType(_sparse_forward, m)
         if m.weight.requires_grad: c.handle = m.weight.register_post_accumulate_grad_hook(c.keep_grad(m))
