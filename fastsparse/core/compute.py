@@ -174,7 +174,7 @@ def _conv1x1(x:torch.Tensor, weight:torch.Tensor, bias, plan, dense_grad=None, g
     B, C, H, W = x.shape
     y = spmm.sparse_linear(x.permute(0, 2, 3, 1).reshape(-1, C), weight.view(weight.shape[0], C), bias, plan,
                            dense_grad, grad_buffer, grad_sink, wnode)
-    return y.view(B, H, W, -1).permute(0, 3, 1, 2).contiguous()       # laid out as the convolution's own output
+    return y.view(B, H, W, weight.shape[0]).permute(0, 3, 1, 2).contiguous()   # laid out as the convolution's own output
 
 def _why_dense(m:nn.Module, x:torch.Tensor) -> str|None:
     "Why `m` computes densely on `x` now (None: it can compute sparse)"

@@ -29,7 +29,7 @@ def _nb():
     def rows_times(ptr, idx, val, xT, bias, out):
         """out[:, r] = bias[r] + the sum over p in row r of val[p] * xT[idx[p], :] (no bias if `bias` is empty), over blocks
         of 16 rows in parallel, and over the batch in slices of at most `_SLICE` samples (each output summed in the same order)"""
-        n = ptr.size - 1; B = xT.shape[1]; has_bias = bias.size > 0; S = min(B, _SLICE)
+        n = ptr.size - 1; B = xT.shape[1]; has_bias = bias.size > 0; S = max(1, min(B, _SLICE))   # at least 1: an empty batch
         for c0 in range(0, B, S):
             c1 = min(c0 + S, B); W = c1 - c0
             for b in numba.prange((n + 15) // 16):
