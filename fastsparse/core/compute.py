@@ -84,6 +84,7 @@ class LayerCompute:
     def pick(self, m:nn.Module, x2:torch.Tensor, plan) -> str:
         "`'auto'`: the faster way for this batch size (the rows of the product), timed the first time it is seen"
         b = x2.shape[0] if x2.dim() == 2 else x2.numel() // x2.shape[1]
+        if b == 0: return 'dense'                     # an empty batch: nothing to time, nothing to choose
         if b not in self.choice: self.choice[b] = _time_both(m, x2, plan)
         return self.choice[b][0]
 
