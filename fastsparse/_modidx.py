@@ -1765,6 +1765,8 @@ d = { 'settings': { 'branch': 'main',
                                                                                              'fastsparse/test_utils.py'),
                                        'fastsparse.test_utils.PoisonGrads.before_step': ( 'test_utils.html#poisongrads.before_step',
                                                                                           'fastsparse/test_utils.py'),
+                                       'fastsparse.test_utils._root_exit': ('test_utils.html#_root_exit', 'fastsparse/test_utils.py'),
                                        'fastsparse.test_utils.digits_learner': ( 'test_utils.html#digits_learner',
                                                                                  'fastsparse/test_utils.py'),
-                                       'fastsparse.test_utils.kernels_set': ('test_utils.html#kernels_set', 'fastsparse/test_utils.py')}}}
+                                       'fastsparse.test_utils.kernels_set': ('test_utils.html#kernels_set', 'fastsparse/test_utils.py'),
+                                       'fastsparse.test_utils.launch': ('test_utils.html#launch', 'fastsparse/test_utils.py')}}}

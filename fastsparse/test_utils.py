@@ -1,4 +1,4 @@
-"""Fixtures the notebooks' tests share: a seeded digits learner, a callback that poisons gradients, and a switch for the fused kernels.
+"""Fixtures the notebooks' tests share: a seeded digits learner, a callback that poisons gradients, a switch for the fused kernels, and multi-process runs under torchrun.
 
 Docs: https://fastsparse.github.io/fastsparse/test_utils.html.md"""
 
@@ -13,13 +13,15 @@ from fastai.metrics import accuracy
 from fastai.torch_core import set_seed
 from fastai.callback.core import Callback
 from contextlib import contextmanager
+import json, os, re, subprocess, sys, tempfile
+from pathlib import Path
 from .core.sites import masked_sites
 from .loop.fastai import DynamicSparseTrainingCallback
 from .experiments.data import digits_dls, lenet_300_100
 from .ops import kernels
 
 # %% auto #0
-__all__ = ['digits_learner', 'PoisonGrads', 'kernels_set']
+__all__ = ['digits_learner', 'PoisonGrads', 'kernels_set', 'launch']
 
 # %% ../nbs/99_test_utils.ipynb #919b3ea8
 def digits_learner(model:nn.Module|None=None, seed:int=0, path=None, **kwargs) -> Learner:
@@ -50,3 +52,31 @@ def kernels_set(on:bool, min_weights:int|None=None):
     if min_weights is not None: kernels.MIN_WEIGHTS = min_weights
     try: yield
     finally: kernels.enabled, kernels.MIN_WEIGHTS = old
+
+# %% ../nbs/99_test_utils.ipynb #25b4df83
+try: import fcntl                     # one launch at a time on a machine (POSIX)
+except ImportError: fcntl = None
+
+_LAUNCH_LOCK = Path(tempfile.gettempdir()) / 'fastsparse-torchrun.lock'
+
+def _root_exit(err:str) -> int|None:
+    "The exit code torchrun's failure summary gives for the first process that failed (negative: ended by a signal)"
+    m = re.search(r'Root Cause.*?exitcode\s*:\s*(-?\d+)', err, re.S)
+    return int(m.group(1)) if m else None
+
+def launch(script:str, args:list, n:int=2, timeout:int=600) -> list:
+    "Run `script` in `n` CPU processes under torchrun (gloo), one launch at a time on this machine; return what each process wrote to `rank<i>.json` in the folder given as its first argument"
+    d = Path(tempfile.mkdtemp()); (d / 'script.py').write_text(script)
+    env = {**os.environ, 'OMP_NUM_THREADS': '1', 'CUDA_VISIBLE_DEVICES': ''}
+    cmd = [sys.executable, '-m', 'torch.distributed.run', '--standalone', f'--nproc_per_node={n}', str(d / 'script.py'),
+           str(d / 'out'), *args]
+    for attempt in (1, 2):
+        with open(_LAUNCH_LOCK, 'w') as lock:
+            if fcntl is not None: fcntl.flock(lock, fcntl.LOCK_EX)
+            r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+        if r.returncode == 0: break
+        report = r.stdout[-2000:] + r.stderr[:3000] + '\n[...]\n' + r.stderr[-3000:]
+        code = _root_exit(r.stderr)
+        if attempt == 2 or code is None or code >= 0: raise AssertionError(report)   # a Python error: at once
+        print(f"launch: a process was ended by signal {-code}; run once more. What it printed:\n{report}", file=sys.stderr)
+    return [json.loads((d / 'out' / f'rank{i}.json').read_text()) for i in range(n)]
