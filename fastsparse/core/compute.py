@@ -172,10 +172,7 @@ def _compute_dtype(m:nn.Module):
 def _conv1x1(x:torch.Tensor, weight:torch.Tensor, bias, plan, dense_grad=None, grad_buffer=None, grad_sink=None,
              wnode=None) -> torch.Tensor:
     "A 1x1 convolution of `x` [batch, in, h, w] computed over the active weights of `plan`: a product over every pixel"
-    B, C, H, W = x.shape
-    y = spmm.sparse_linear(x.permute(0, 2, 3, 1).reshape(-1, C), weight.view(weight.shape[0], C), bias, plan,
-                           dense_grad, grad_buffer, grad_sink, wnode)
-    return y.view(B, H, W, weight.shape[0]).permute(0, 3, 1, 2).contiguous()   # laid out as the convolution's own output
+    return spmm.sparse_conv1x1(x, weight.view(weight.shape[0], x.shape[1]), bias, plan, dense_grad, grad_buffer, grad_sink, wnode)
 
 def _why_dense(m:nn.Module, x:torch.Tensor) -> str|None:
     "Why `m` computes densely on `x` now (None: it can compute sparse)"

@@ -12,7 +12,8 @@ import torch
 from . import kernels as _kernels
 
 # %% auto #0
-__all__ = ['SparsePlan', 'usable', 'take', 'put_', 'SparseLinearFunction', 'sparse_linear', 'remap', 'CompactGrad']
+__all__ = ['SparsePlan', 'usable', 'take', 'put_', 'SparseLinearFunction', 'sparse_linear', 'sparse_conv1x1', 'remap',
+           'CompactGrad']
 
 # %% ../../nbs/00e_ops.spmm.ipynb #4aeb37e7
 _NB = None
@@ -26,9 +27,10 @@ def _nb():
     jit = numba.njit(parallel=True, fastmath={'reassoc', 'contract'}, cache=True, nogil=True)
 
     @jit
-    def rows_times(ptr, idx, val, xT, bias, out):
+    def rows_times(ptr, idx, val, xT, bias, out, hw):
         """out[:, r] = bias[r] + the sum over p in row r of val[p] * xT[idx[p], :] (no bias if `bias` is empty), over blocks
-        of 16 rows in parallel, and over the batch in slices of at most `_SLICE` samples (each output summed in the same order)"""
+        of 16 rows in parallel, and over the batch in slices of at most `_SLICE` samples (each output summed in the same order);
+        `hw` > 0: the batch is n images of `hw` pixels and `out` is [n * rows, hw], a convolution's [n, rows, h, w]"""
         n = ptr.size - 1; B = xT.shape[1]; has_bias = bias.size > 0; S = max(1, min(B, _SLICE))   # at least 1: an empty batch
         for c0 in range(0, B, S):
             c1 = min(c0 + S, B); W = c1 - c0
@@ -55,12 +57,24 @@ def _nb():
                         for p in range(p4, p1):
                             w = val[p]; xr = xT[idx[p], c0:c1]
                             for c in range(W): y[c] += w * xr[c]
-                for c in range(W):                             # written across: 16 outputs of a sample, one cache line
-                    o = out[c0 + c]
-                    if has_bias:
-                        for j in range(r1 - r0): o[r0 + j] = tile[j, c] + bias[r0 + j]
-                    else:
-                        for j in range(r1 - r0): o[r0 + j] = tile[j, c]
+                if hw == 0:
+                    for c in range(W):                         # written across: 16 outputs of a sample, one cache line
+                        o = out[c0 + c]
+                        if has_bias:
+                            for j in range(r1 - r0): o[r0 + j] = tile[j, c] + bias[r0 + j]
+                        else:
+                            for j in range(r1 - r0): o[r0 + j] = tile[j, c]
+                else:                                          # image planes: each row's sums run along its pixels
+                    for j in range(r1 - r0):
+                        t = tile[j]; c = 0
+                        while c < W:
+                            g = c0 + c; i = g // hw; q0 = g - i * hw; L = min(W - c, hw - q0)
+                            o = out[i * n + r0 + j]
+                            if has_bias:
+                                for q in range(L): o[q0 + q] = t[c + q] + bias[r0 + j]
+                            else:
+                                for q in range(L): o[q0 + q] = t[c + q]
+                            c += L
 
     @jit
     def row_dots(ptr, idx, dyT, xT, out, row_len):
@@ -235,6 +249,8 @@ def _backward_graphed(ctx, dy):
     backward (`create_graph=True`: a gradient penalty); every weight gradient it makes, now or then, is zero off the
     mask, except at a step whose whole weight gradient a method reads"""
     x, w = ctx.saved_tensors
+    if ctx.planes:                 # a 1x1 convolution: the same products over its pixels, the planes moved last and back
+        shape = x.shape; x, dy = x.permute(0, 2, 3, 1).reshape(-1, shape[1]), dy.permute(0, 2, 3, 1).reshape(-1, dy.shape[1])
     plan, to = ctx.plan, _destination(ctx.wnode) if ctx.needs_input_grad[1] else None
     if ctx.dense_grad is not None and ctx.dense_grad(): m = None      # a method reads the whole gradient at this step
     else: m = w.new_zeros(plan.n_out * plan.n_in).index_fill_(0, plan.flat, 1).view(plan.shape)
@@ -247,18 +263,27 @@ def _backward_graphed(ctx, dy):
         dw = g.t() if plan.transposed else g
         if m is not None: dw = dw * m
     db = dy.sum(0) if ctx.has_bias and ctx.needs_input_grad[2] else None
-    return dx, dw, db, None, None, None, None, None
+    if ctx.planes and dx is not None: dx = dx.view(shape[0], shape[2], shape[3], shape[1]).permute(0, 3, 1, 2)
+    return dx, dw, db, None, None, None, None, None, None
 
 class SparseLinearFunction(torch.autograd.Function):
     "`F.linear` over the active weights of `plan`: forward, input gradient, and the weight gradient at the active weights (all of it when `dense_grad()` says so)"
     @staticmethod
-    def forward(ctx, x, weight, bias, plan, dense_grad, grad_buffer, grad_sink=None, wnode=None):
+    def forward(ctx, x, weight, bias, plan, dense_grad, grad_buffer, grad_sink=None, wnode=None, planes=False):
         K = _NB or _nb()
         v = plan.values(weight)
-        xT = x.detach().t().contiguous()                       # [in, batch]
-        y = torch.empty(x.shape[0], plan.n_out, dtype=x.dtype)  # laid out as F.linear's (dropout after it draws the same)
         b = bias.detach() if bias is not None else x.new_empty(0)
-        K['rows_times'](plan.row_ptr, plan.col, v.numpy(), xT.numpy(), b.numpy(), y.numpy())
+        if planes:     # a 1x1 convolution's [n, in, h, w]: features first by whole image planes, the output as planes too
+            n, C, H, W = x.shape
+            xT = x.detach().transpose(0, 1).reshape(C, n * H * W)          # one image: no copy, unless laid out otherwise
+            xT = xT.clone(memory_format=torch.contiguous_format) if xT.data_ptr() == x.data_ptr() else xT.contiguous()
+            y = torch.empty(n, plan.n_out, H, W, dtype=x.dtype)
+            K['rows_times'](plan.row_ptr, plan.col, v.numpy(), xT.numpy(), b.numpy(), y.view(n * plan.n_out, H * W).numpy(), H * W)
+        else:
+            xT = x.detach().t().contiguous()                   # [in, batch]
+            y = torch.empty(x.shape[0], plan.n_out, dtype=x.dtype)  # laid out as F.linear's (dropout after it draws the same)
+            K['rows_times'](plan.row_ptr, plan.col, v.numpy(), xT.numpy(), b.numpy(), y.numpy(), 0)
+        ctx.planes = planes
         ctx.plan, ctx.dense_grad, ctx.grad_buffer, ctx.grad_sink, ctx.v, ctx.xT = plan, dense_grad, grad_buffer, grad_sink, v, xT
         ctx.save_for_backward(x, weight)                       # for a backward that is differentiated again
         ctx.canary = bias if grad_sink is not None and bias is not None and bias.requires_grad else None
@@ -270,11 +295,17 @@ class SparseLinearFunction(torch.autograd.Function):
     def backward(ctx, dy):
         K, plan = _NB or _nb(), ctx.plan
         if torch.is_grad_enabled(): return _backward_graphed(ctx, dy)     # `create_graph=True`: differentiable
-        dyT = dy.t().contiguous()                              # [out, batch]
+        if ctx.planes: n, _, H, W = dy.shape; dyT = dy.transpose(0, 1).reshape(plan.n_out, -1).contiguous()   # read only
+        else: dyT = dy.t().contiguous()                        # [out, batch]
         dx = dw = db = None
         if ctx.needs_input_grad[0]:
-            dx = torch.empty(dy.shape[0], plan.n_in, dtype=dy.dtype)
-            K['rows_times'](plan.col_ptr, plan.row, plan.col_values(ctx.v).numpy(), dyT.numpy(), dy.new_empty(0).numpy(), dx.numpy())
+            cv, e = plan.col_values(ctx.v).numpy(), dy.new_empty(0).numpy()
+            if ctx.planes:
+                dx = torch.empty(n, plan.n_in, H, W, dtype=dy.dtype)
+                K['rows_times'](plan.col_ptr, plan.row, cv, dyT.numpy(), e, dx.view(n * plan.n_in, H * W).numpy(), H * W)
+            else:
+                dx = torch.empty(dy.shape[0], plan.n_in, dtype=dy.dtype)
+                K['rows_times'](plan.col_ptr, plan.row, cv, dyT.numpy(), e, dx.numpy(), 0)
         to = _destination(ctx.wnode) if ctx.needs_input_grad[1] else None
         if to is not None:
             if ctx.dense_grad is not None and ctx.dense_grad():  # a method reads the whole gradient at this step
@@ -298,8 +329,8 @@ class SparseLinearFunction(torch.autograd.Function):
                     K['row_dots'](plan.row_ptr, plan.col, dyT.numpy(), ctx.xT.numpy(), flat.numpy(), plan.n_in)
                     torch.autograd.graph.increment_version(flat)     # written behind PyTorch's back, as `put_` counts it
                 dw = flat.view(plan.shape)
-        if ctx.has_bias and ctx.needs_input_grad[2]: db = dy.sum(0)
-        return dx, dw, db, None, None, None, None, None
+        if ctx.has_bias and ctx.needs_input_grad[2]: db = dy.sum((0, 2, 3)) if ctx.planes else dy.sum(0)
+        return dx, dw, db, None, None, None, None, None, None
 
 def sparse_linear(x:torch.Tensor, weight:torch.Tensor, bias:torch.Tensor|None, plan:SparsePlan, dense_grad=None,
                   grad_buffer=None, grad_sink=None, wnode=None) -> torch.Tensor:
@@ -310,6 +341,13 @@ def sparse_linear(x:torch.Tensor, weight:torch.Tensor, bias:torch.Tensor|None, p
     if wnode is None: wnode = _grad_node(weight)
     y = SparseLinearFunction.apply(x.reshape(-1, x.shape[-1]), weight, bias, plan, dense_grad, grad_buffer, grad_sink, wnode)
     return y.reshape(*lead, plan.n_out)
+
+# %% ../../nbs/00e_ops.spmm.ipynb #3d5d2625
+def sparse_conv1x1(x:torch.Tensor, weight:torch.Tensor, bias:torch.Tensor|None, plan:SparsePlan, dense_grad=None,
+                   grad_buffer=None, grad_sink=None, wnode=None) -> torch.Tensor:
+    "A 1x1 convolution (stride 1, no padding, one group) of `x` [n, in, h, w] by `weight` [out, in], computed over the active weights of `plan`: `sparse_linear`'s products over every pixel, the images read and written plane by plane; the other arguments as `sparse_linear`'s"
+    if wnode is None: wnode = _grad_node(weight)
+    return SparseLinearFunction.apply(x, weight, bias, plan, dense_grad, grad_buffer, grad_sink, wnode, True)
 
 # %% ../../nbs/00e_ops.spmm.ipynb #e12cac38
 def remap(values:torch.Tensor, old:torch.Tensor, new:torch.Tensor, n:int) -> torch.Tensor:
