@@ -134,7 +134,7 @@ def _sync(dev:torch.device):
 
 def _roads(m:nn.Module, plan) -> tuple:
     "(dense, sparse): functions of (x, w, b) computing `m`'s forward densely and over its active weights"
-    if isinstance(m, nn.Conv2d): return (lambda x, w, b: F.conv2d(x, w, b)), (lambda x, w, b: _conv1x1(x, w, b, plan))
+    if isinstance(m, nn.Conv2d): return (lambda x, w, b: F.conv2d(x, w, b, m.stride)), (lambda x, w, b: _conv1x1(x, w, b, plan, stride=m.stride))
     t = isinstance(m, TransformersConv1D)                 # transformers' Conv1D: stored [in, out]
     dense = (lambda x, w, b: torch.addmm(b, x, w) if b is not None else x @ w) if t else (lambda x, w, b: F.linear(x, w, b))
     if m.weight.device.type == 'cuda': return dense, (lambda x, w, b: semi24.semi24_linear(x, w, b, t))
@@ -170,8 +170,9 @@ def _compute_dtype(m:nn.Module):
     return torch.get_autocast_dtype('cuda') if torch.is_autocast_enabled('cuda') else m.weight.dtype
 
 def _conv1x1(x:torch.Tensor, weight:torch.Tensor, bias, plan, dense_grad=None, grad_buffer=None, grad_sink=None,
-             wnode=None) -> torch.Tensor:
-    "A 1x1 convolution of `x` [batch, in, h, w] computed over the active weights of `plan`: a product over every pixel"
+             wnode=None, stride=(1, 1)) -> torch.Tensor:
+    "A 1x1 convolution of `x` [batch, in, h, w] (every `stride`-th pixel) computed over the active weights of `plan`: a product over every pixel"
+    if tuple(stride) != (1, 1): x = x[:, :, ::stride[0], ::stride[1]]     # the pixels a strided 1x1 convolution reads
     return spmm.sparse_conv1x1(x, weight.view(weight.shape[0], x.shape[1]), bias, plan, dense_grad, grad_buffer, grad_sink, wnode)
 
 def _why_dense(m:nn.Module, x:torch.Tensor) -> str|None:
@@ -224,6 +225,7 @@ def _sparse_forward(self, x):
                 (c.mode == 'sparse' or c.pick(self, x if conv else x.reshape(-1, x.shape[-1]), plan) == 'sparse'):
             grad = dict(grad_sink=c.sink, grad_buffer=c.grad_buffer(self))    # the buffer: for a whole gradient, if a sink
             grad['wnode'] = c.grad_node(self.weight)
+            if conv: grad['stride'] = self.stride
             return (_conv1x1 if conv else spmm.sparse_linear)(x, self.weight, self.bias, plan, c.dense_grad(self), **grad)
     if rec is not None and torch.is_grad_enabled(): rec.grad_dirty = True
     return type(self).forward(self, x)
@@ -234,8 +236,8 @@ def _eligible(s) -> str|None:
     conv1d, m = isinstance(s.owner, TransformersConv1D), s.owner
     if type(m) is nn.Conv2d:
         if s.pname != 'weight' or s.perm is not None: return 'not a plain weight of its layer'
-        if m.kernel_size != (1, 1) or m.stride != (1, 1) or m.dilation != (1, 1) or m.groups != 1 or m.padding not in ((0, 0), 'valid'):
-            return "a convolution other than 1x1 (stride 1, no padding, one group): 1x1 convolutions compute sparse"
+        if m.kernel_size != (1, 1) or m.dilation != (1, 1) or m.groups != 1 or m.padding not in ((0, 0), 'valid'):
+            return "a convolution other than 1x1 (no padding, one group, any stride): 1x1 convolutions compute sparse"
         return None
     if not (isinstance(m, nn.Linear) or conv1d):
         return f"a {type(m).__name__} weight: nn.Linear, transformers' Conv1D and 1x1 nn.Conv2d compute sparse"
