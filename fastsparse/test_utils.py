@@ -66,7 +66,7 @@ def _root_exit(err:str) -> int|None:
 
 def launch(script:str, args:list, n:int=2, timeout:int=600) -> list:
     "Run `script` in `n` CPU processes under torchrun (gloo), one launch at a time on this machine; return what each process wrote to `rank<i>.json` in the folder given as its first argument"
-    d = Path(tempfile.mkdtemp()); (d / 'script.py').write_text(script)
+    d = Path(tempfile.mkdtemp()); (d / 'script.py').write_text(script); (d / 'out').mkdir()
     env = {**os.environ, 'OMP_NUM_THREADS': '1', 'CUDA_VISIBLE_DEVICES': ''}
     cmd = [sys.executable, '-m', 'torch.distributed.run', '--standalone', f'--nproc_per_node={n}', str(d / 'script.py'),
            str(d / 'out'), *args]

@@ -267,7 +267,7 @@ def _backward_graphed(ctx, dy):
     return dx, dw, db, None, None, None, None, None, None
 
 class SparseLinearFunction(torch.autograd.Function):
-    "`F.linear` over the active weights of `plan`: forward, input gradient, and the weight gradient at the active weights (all of it when `dense_grad()` says so)"
+    "`F.linear` over the active weights of `plan`: forward, input gradient, and the weight gradient at the active weights (all of it when `dense_grad()` says so); `planes`: `x` is a 1x1 convolution's [n, in, h, w] and the output [n, out, h, w]"
     @staticmethod
     def forward(ctx, x, weight, bias, plan, dense_grad, grad_buffer, grad_sink=None, wnode=None, planes=False):
         K = _NB or _nb()
