@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib, statistics, sys, time, types, warnings
 import torch, torch.nn as nn, torch.nn.functional as F
 import pandas as pd
-from ..ops import spmm, semi24
+from ..ops import spmm, semi24, conv
 from ..ops.masks import unpack_mask
 from .sites import TransformersConv1D, masked_sites, _records
 from .distributed import is_sharded
@@ -60,7 +60,7 @@ class LayerCompute:
         if key != self.key:
             mask = buf if buf.dtype == torch.bool else unpack_mask(buf, m.weight.shape)
             t = isinstance(m, TransformersConv1D)             # transformers' Conv1D stores its weight [in, out]
-            mask = mask.t() if t else mask.reshape(mask.shape[0], -1)     # a 1x1 convolution's: [out, in, 1, 1]
+            mask = mask.t() if t else mask.reshape(mask.shape[0], -1)     # a convolution's [out, in, kh, kw]: [out, in * kh * kw]
             self.plan, self.key = spmm.SparsePlan(mask, transposed=t), key
         return self.plan
 
@@ -134,7 +134,7 @@ def _sync(dev:torch.device):
 
 def _roads(m:nn.Module, plan) -> tuple:
     "(dense, sparse): functions of (x, w, b) computing `m`'s forward densely and over its active weights"
-    if isinstance(m, nn.Conv2d): return (lambda x, w, b: F.conv2d(x, w, b, m.stride)), (lambda x, w, b: _conv1x1(x, w, b, plan, stride=m.stride))
+    if isinstance(m, nn.Conv2d): return (lambda x, w, b: m._conv_forward(x, w, b)), (lambda x, w, b: _conv(m, x, w, b, plan))
     t = isinstance(m, TransformersConv1D)                 # transformers' Conv1D: stored [in, out]
     dense = (lambda x, w, b: torch.addmm(b, x, w) if b is not None else x @ w) if t else (lambda x, w, b: F.linear(x, w, b))
     if m.weight.device.type == 'cuda': return dense, (lambda x, w, b: semi24.semi24_linear(x, w, b, t))
@@ -175,6 +175,20 @@ def _conv1x1(x:torch.Tensor, weight:torch.Tensor, bias, plan, dense_grad=None, g
     if tuple(stride) != (1, 1): x = x[:, :, ::stride[0], ::stride[1]]     # the pixels a strided 1x1 convolution reads
     return spmm.sparse_conv1x1(x, weight.view(weight.shape[0], x.shape[1]), bias, plan, dense_grad, grad_buffer, grad_sink, wnode)
 
+def _padding(m:nn.Conv2d) -> tuple:
+    "The zero padding of `m` on each side, as numbers ('same' and 'valid' resolved; `_eligible` ruled out uneven 'same')"
+    if m.padding == 'valid': return (0, 0)
+    if m.padding == 'same': return tuple(d * (k - 1) // 2 for d, k in zip(m.dilation, m.kernel_size))
+    return tuple(m.padding)
+
+def _conv(m:nn.Conv2d, x:torch.Tensor, weight:torch.Tensor, bias, plan, dense_grad=None, grad_buffer=None, grad_sink=None,
+          wnode=None) -> torch.Tensor:
+    "`m`'s convolution of `x` over the active weights of `plan`: a 1x1 one without padding as a product over its pixels, others by `conv.sparse_conv2d`"
+    pad = _padding(m)
+    if m.kernel_size == (1, 1) and m.dilation == (1, 1) and pad == (0, 0):
+        return _conv1x1(x, weight, bias, plan, dense_grad, grad_buffer, grad_sink, wnode, m.stride)
+    return conv.sparse_conv2d(x, weight, bias, plan, m.stride, pad, m.dilation, dense_grad, grad_buffer, grad_sink, wnode)
+
 def _why_dense(m:nn.Module, x:torch.Tensor) -> str|None:
     "Why `m` computes densely on `x` now (None: it can compute sparse)"
     if torch.compiler.is_compiling(): return 'traced by torch.compile'
@@ -182,8 +196,11 @@ def _why_dense(m:nn.Module, x:torch.Tensor) -> str|None:
     if is_sharded(m.weight) or is_sharded(mb):       # FSDP2: the gathered weight's mask is still a shard
         return 'its weight is sharded (fully_shard): computed densely on the gathered weight'
     if isinstance(m, nn.Conv2d):
-        if m.weight.device.type != 'cpu': return f"1x1 convolutions compute sparse on the CPU only, not on {m.weight.device.type}"
-        if x.dim() != 4: return 'an unbatched input (1x1 convolutions compute sparse on batches [n, c, h, w])'
+        if m.weight.device.type != 'cpu': return f"convolutions compute sparse on the CPU only, not on {m.weight.device.type}"
+        if x.dim() != 4: return 'an unbatched input (convolutions compute sparse on batches [n, c, h, w])'
+        pad = _padding(m)
+        if any(s + 2 * p < d * (k - 1) + 1 for s, p, d, k in zip(x.shape[2:], pad, m.dilation, m.kernel_size)):
+            return f"an input of {tuple(x.shape[2:])} pixels, smaller than the kernel"
     elif m.weight.device.type == 'cuda':
         rec = _records(m).get('weight')
         shape = tuple(m.weight.shape) if isinstance(m, nn.Linear) else tuple(m.weight.shape)[::-1]
@@ -203,7 +220,7 @@ def _semi24_forward(m:nn.Module, x:torch.Tensor) -> torch.Tensor:
         return semi24.semi24_linear(x.to(d), w.to(d), b.to(d) if b is not None else None, t)
 
 def _sparse_forward(self, x):
-    "The forward of a masked `Linear` (or `Conv1D`, 1x1 `Conv2d`) under `set_compute`: over the active weights when it can and should, else its own"
+    "The forward of a masked `Linear` (or `Conv1D`, `Conv2d`) under `set_compute`: over the active weights when it can and should, else its own"
     c, rec = self._fastsparse_compute, _records(self).get('weight')
     # the gradient hook skips masking a gradient that the sparse products wrote (`grad_clean`) only if no dense product
     # adds to it (`grad_dirty`: a layer called twice, each way); a flag of a backward that filled no `.grad`
@@ -219,14 +236,14 @@ def _sparse_forward(self, x):
     if why is None and self.weight.device.type == 'cuda':      # a 2:4 mask on a GPU: the forward by the 2:4 kernels
         if c.mode == 'sparse' or c.pick(self, x.reshape(-1, x.shape[-1]), None) == 'sparse': return _semi24_forward(self, x)
     elif why is None:                                            # on the CPU: the products over the active weights
-        conv = isinstance(self, nn.Conv2d)                       # a 1x1 convolution: a product over every pixel
+        cv = isinstance(self, nn.Conv2d)
         plan = c.current_plan(self)
         if plan is not None and plan.nnz <= (1 - c.min_sparsity) * plan.n_out * plan.n_in and \
-                (c.mode == 'sparse' or c.pick(self, x if conv else x.reshape(-1, x.shape[-1]), plan) == 'sparse'):
+                (c.mode == 'sparse' or c.pick(self, x if cv else x.reshape(-1, x.shape[-1]), plan) == 'sparse'):
             grad = dict(grad_sink=c.sink, grad_buffer=c.grad_buffer(self))    # the buffer: for a whole gradient, if a sink
             grad['wnode'] = c.grad_node(self.weight)
-            if conv: grad['stride'] = self.stride
-            return (_conv1x1 if conv else spmm.sparse_linear)(x, self.weight, self.bias, plan, c.dense_grad(self), **grad)
+            if cv: return _conv(self, x, self.weight, self.bias, plan, c.dense_grad(self), **grad)
+            return spmm.sparse_linear(x, self.weight, self.bias, plan, c.dense_grad(self), **grad)
     if rec is not None and torch.is_grad_enabled(): rec.grad_dirty = True
     return type(self).forward(self, x)
 
@@ -236,17 +253,19 @@ def _eligible(s) -> str|None:
     conv1d, m = isinstance(s.owner, TransformersConv1D), s.owner
     if type(m) is nn.Conv2d:
         if s.pname != 'weight' or s.perm is not None: return 'not a plain weight of its layer'
-        if m.kernel_size != (1, 1) or m.dilation != (1, 1) or m.groups != 1 or m.padding not in ((0, 0), 'valid'):
-            return "a convolution other than 1x1 (no padding, one group, any stride): 1x1 convolutions compute sparse"
+        if m.groups != 1: return f"a grouped convolution (groups={m.groups}): convolutions of one group compute sparse"
+        if m.padding_mode != 'zeros': return f"padding_mode={m.padding_mode!r}: zero-padded convolutions compute sparse"
+        if m.padding == 'same' and any(d * (k - 1) % 2 for d, k in zip(m.dilation, m.kernel_size)):
+            return "padding='same' with an even kernel (padded unevenly): evenly padded convolutions compute sparse"
         return None
     if not (isinstance(m, nn.Linear) or conv1d):
-        return f"a {type(m).__name__} weight: nn.Linear, transformers' Conv1D and 1x1 nn.Conv2d compute sparse"
+        return f"a {type(m).__name__} weight: nn.Linear, transformers' Conv1D and nn.Conv2d compute sparse"
     if s.pname != 'weight' or s.perm != ((1, 0) if conv1d else None): return 'not a plain weight of its layer'
     if not conv1d and type(s.owner).forward is not nn.Linear.forward: return f"{type(s.owner).__name__} has its own forward"
     return None
 
 def set_compute(model:nn.Module, compute:str='sparse', min_sparsity:float=0.5) -> pd.DataFrame:
-    "Make the masked `Linear` layers (and GPT-2's `Conv1D`, 1x1 `Conv2d`) of `model` compute over their active weights (`'sparse'`), densely (`'dense'`), or the faster way here (`'auto'`); returns `compute_report(model)`"
+    "Make the masked `Linear` layers (and GPT-2's `Conv1D`, `Conv2d`) of `model` compute over their active weights (`'sparse'`), densely (`'dense'`), or the faster way here (`'auto'`); returns `compute_report(model)`"
     if compute not in COMPUTE_MODES:
         raise ValueError(f"compute must be one of {', '.join(map(repr, COMPUTE_MODES))}; got {compute!r}")
     try: ok = 0 <= float(min_sparsity) <= 1 and not isinstance(min_sparsity, bool)
