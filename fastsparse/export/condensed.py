@@ -20,8 +20,9 @@ __all__ = ['CONDENSED_KERNELS', 'COST_MODEL', 'available_kernels', 'CondensedLin
 _NB = None
 
 def _nb():
-    "The compiled kernels: Numba is imported, and they are compiled or loaded from its cache, on first use"
+    "The compiled kernels: Numba is imported, and they are compiled or loaded from its cache, on first use; each call puts them on PyTorch's thread count (`kernels.sync_threads`)"
     global _NB
+    _kernels.sync_threads()                  # on PyTorch's thread count
     if _NB is not None: return _NB
     import numba
     jit = numba.njit(parallel=True, fastmath=False, cache=True, nogil=True)
@@ -169,7 +170,7 @@ def _cores_free() -> bool:
 def _numba(layer, x):
     "The compiled loops: a dot product per output at batch 1, rows of the transposed input otherwise"
     if not _numba_ok(layer, x): return _embedding_bag(layer, x)
-    K, B = _NB or _nb(), x.shape[0]
+    K, B = _nb(), x.shape[0]
     hit = layer.__dict__.get('_np')              # checked by identity and version: batch 1 is mostly overhead
     vals, ind = layer.values, layer.indices
     if hit is None or hit[0] is not vals or hit[1] is not ind or hit[2] != (vals._version, ind._version):

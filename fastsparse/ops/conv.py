@@ -8,6 +8,7 @@ Docs: https://fastsparse.github.io/fastsparse/ops.conv.html.md"""
 from __future__ import annotations
 import numpy as np
 import torch
+from . import kernels as _kernels
 from .spmm import SparsePlan, _destination, _grad_node
 
 # %% auto #0
@@ -19,8 +20,9 @@ _SLICE = 1024    # grid positions a forward or input-gradient product takes at a
 _CHUNK = 2048   # grid positions a weight-gradient pass takes at a time
 
 def _nb():
-    "The compiled loops: compiled, or loaded from Numba's cache, on first use"
+    "The compiled loops: compiled, or loaded from Numba's cache, on first use; each call puts them on PyTorch's thread count (`kernels.sync_threads`)"
     global _NB
+    _kernels.sync_threads()                  # on PyTorch's thread count
     if _NB is not None: return _NB
     import numba
     jit = numba.njit(parallel=True, fastmath={'reassoc', 'contract'}, cache=True, nogil=True)
@@ -180,7 +182,7 @@ class SparseConvFunction(torch.autograd.Function):
     "`F.conv2d(x, weight, bias, stride, pad, dilation)` (one group) over the active weights of `plan` ([out, in * kh * kw])"
     @staticmethod
     def forward(ctx, x, weight, bias, plan, stride, pad, dilation, dense_grad, grad_buffer, grad_sink=None, wnode=None):
-        K = _NB or _nb()
+        K = _nb()
         n, C, H, W = x.shape; O, _, kh, kw = weight.shape
         Ho, Wo, Hq, Wq = _geometry(H, W, (kh, kw), stride, pad, dilation)
         tp = taps(plan, (kh, kw), stride, dilation, Wq)
@@ -201,7 +203,7 @@ class SparseConvFunction(torch.autograd.Function):
     @staticmethod
     def backward(ctx, dy):
         if torch.is_grad_enabled(): return _backward_graphed(ctx, dy)
-        K, plan, tp = _NB or _nb(), ctx.plan, ctx.tp
+        K, plan, tp = _nb(), ctx.plan, ctx.tp
         n, C, H, W, Ho, Wo, Hq, Wq = ctx.geom; (ph, pw), (sh, sw) = ctx.pad, ctx.stride
         P, M, O = Hq * Wq, tp.max_off, plan.n_out
         D = _grid(dy, (0, 0), (1, 1), (Hq, Wq), 0, M)     # the output gradient on the grid, zero off the outputs and before them

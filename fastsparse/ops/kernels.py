@@ -12,7 +12,8 @@ import numpy as np
 from .select import _np_kth_cut, _sample_ranks, _sample_step
 
 # %% auto #0
-__all__ = ['enabled', 'MIN_WEIGHTS', 'worth', 'usable', 'rewire', 'zero_outside_', 'adds_masked', 'add_masked_', 'rows_top']
+__all__ = ['enabled', 'MIN_WEIGHTS', 'worth', 'usable', 'sync_threads', 'rewire', 'zero_outside_', 'adds_masked', 'add_masked_',
+           'rows_top']
 
 # %% ../../nbs/00c_ops.kernels.ipynb #513497eb
 enabled = importlib.util.find_spec('numba') is not None and os.environ.get('FASTSPARSE_KERNELS', '1') != '0'
@@ -29,10 +30,30 @@ def usable(*ts:torch.Tensor) -> bool:
     "Whether the kernels can read the tensors `ts`: installed and enabled, on the CPU, contiguous, float32 or float64"
     return enabled and all(t.device.type == 'cpu' and t.dtype in _DTYPES and t.is_contiguous() for t in ts)
 
+# %% ../../nbs/00c_ops.kernels.ipynb #101f9034
+_POOL = False       # whether Numba's thread pool was started here
+
+def sync_threads():
+    """Run the compiled loops on as many threads as PyTorch runs on (`torch.get_num_threads()`, at most Numba's
+    `NUMBA_NUM_THREADS`); the first call starts Numba's thread pool and gives PyTorch back the thread count it had"""
+    global _POOL
+    if not enabled: return
+    import numba
+    t = torch.get_num_threads()
+    if not _POOL:
+        # starting the pool sets the OpenMP thread count of this thread to Numba's, and PyTorch, linked to the same
+        # OpenMP runtime, would then run its own operations on that many threads: an `OMP_NUM_THREADS=1` or
+        # `torch.set_num_threads(1)` process on every core after its first sparse product
+        numba.get_num_threads()
+        torch.set_num_threads(t); _POOL = True
+    n = max(1, min(t, numba.config.NUMBA_NUM_THREADS))
+    if numba.get_num_threads() != n: numba.set_num_threads(n)
+
 # %% ../../nbs/00c_ops.kernels.ipynb #c5ce1564
 def _nb():
-    "The compiled kernels: Numba is imported, and they are compiled or loaded from its cache, on first use"
+    "The compiled kernels: Numba is imported, and they are compiled or loaded from its cache, on first use; run on PyTorch's threads (`sync_threads`)"
     from fastsparse.ops import _numba
+    sync_threads()
     return _numba
 
 # %% ../../nbs/00c_ops.kernels.ipynb #765af360

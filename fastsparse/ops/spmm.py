@@ -20,8 +20,9 @@ _NB = None
 _SLICE = 512    # samples a forward or input-gradient product takes at a time: its block of rows then stays in L1
 
 def _nb():
-    "The compiled loops: Numba is imported, and they are compiled or loaded from its cache, on first use"
+    "The compiled loops: Numba is imported, and they are compiled or loaded from its cache, on first use; each call puts them on PyTorch's thread count (`kernels.sync_threads`)"
     global _NB
+    _kernels.sync_threads()                  # on PyTorch's thread count
     if _NB is not None: return _NB
     import numba
     jit = numba.njit(parallel=True, fastmath={'reassoc', 'contract'}, cache=True, nogil=True)
@@ -141,7 +142,7 @@ class SparsePlan:
         self.n_out, self.n_in = m.shape
         self.transposed, self.shape = transposed, (self.n_in, self.n_out) if transposed else (self.n_out, self.n_in)
         if _kernels.enabled and m.numel() >= _LISTS_MIN:        # compiled: two passes, no sort (3-4x faster)
-            self.row_ptr, self.col, flat, self.col_ptr, self.row, by_col = (_NB or _nb())['lists'](m.numpy(), transposed)
+            self.row_ptr, self.col, flat, self.col_ptr, self.row, by_col = _nb()['lists'](m.numpy(), transposed)
             self.flat, self.by_col, self.nnz = torch.from_numpy(flat), torch.from_numpy(by_col), flat.size
             return self._fresh()
         o, i = m.nonzero().unbind(1)                          # row-major: each row's inputs in order
@@ -216,7 +217,7 @@ def take(src:torch.Tensor, index:torch.Tensor) -> torch.Tensor:
     flat = src.reshape(-1)
     if not _compiled_ok(flat, index): return flat.index_select(0, index)
     out = flat.new_empty(index.numel())
-    (_NB or _nb())['take'](flat.numpy(), index.numpy(), out.numpy())
+    _nb()['take'](flat.numpy(), index.numpy(), out.numpy())
     return out
 
 def put_(dst:torch.Tensor, index:torch.Tensor, values:torch.Tensor) -> torch.Tensor:
@@ -224,7 +225,7 @@ def put_(dst:torch.Tensor, index:torch.Tensor, values:torch.Tensor) -> torch.Ten
     flat = dst.view(-1)
     if not (values.dtype == flat.dtype and _compiled_ok(flat, index, values.reshape(-1))):
         return flat.index_copy_(0, index, values)
-    (_NB or _nb())['put'](flat.numpy(), index.numpy(), values.reshape(-1).numpy())
+    _nb()['put'](flat.numpy(), index.numpy(), values.reshape(-1).numpy())
     torch.autograd.graph.increment_version(flat)   # written behind PyTorch's back: counted as an in-place change, as `index_copy_` is
     return flat
 
@@ -270,7 +271,7 @@ class SparseLinearFunction(torch.autograd.Function):
     "`F.linear` over the active weights of `plan`: forward, input gradient, and the weight gradient at the active weights (all of it when `dense_grad()` says so); `planes`: `x` is a 1x1 convolution's [n, in, h, w] and the output [n, out, h, w]"
     @staticmethod
     def forward(ctx, x, weight, bias, plan, dense_grad, grad_buffer, grad_sink=None, wnode=None, planes=False):
-        K = _NB or _nb()
+        K = _nb()
         v = plan.values(weight)
         b = bias.detach() if bias is not None else x.new_empty(0)
         if planes:     # a 1x1 convolution's [n, in, h, w]: features first by whole image planes, the output as planes too
@@ -293,7 +294,7 @@ class SparseLinearFunction(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, dy):
-        K, plan = _NB or _nb(), ctx.plan
+        K, plan = _nb(), ctx.plan
         if torch.is_grad_enabled(): return _backward_graphed(ctx, dy)     # `create_graph=True`: differentiable
         if ctx.planes: n, _, H, W = dy.shape; dyT = dy.transpose(0, 1).reshape(plan.n_out, -1).contiguous()   # read only
         else: dyT = dy.t().contiguous()                        # [out, batch]
