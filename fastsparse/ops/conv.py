@@ -101,7 +101,49 @@ def _nb():
                     if pos.size: out[pos[p]] = acc[p]
                     else: out[p] = acc[p]
 
-    _NB = dict(taps_times=taps_times, tap_dots=tap_dots)
+    @numba.njit(cache=True, nogil=True)
+    def _cols(b, sw, pw, W, Wq):
+        "The grid columns v of phase b that hold image columns (0 <= v * sw + b - pw < W): [v0, v1)"
+        v0 = max(0, (pw - b + sw - 1) // sw); v1 = min(Wq, (W - 1 + pw - b) // sw + 1)
+        return v0, max(v0, v1)
+
+    @jit
+    def phases(x, G, lead, P, Hq, Wq, sh, sw, ph, pw):
+        """Write image i's padded planes of `x` [n, c, h, w] into grid channels c * sh * sw + a * sw + b at
+        [lead + i * P, lead + (i + 1) * P): position (u, v) holds padded pixel (u * sh + a, v * sw + b), zero off the image"""
+        n, C, H, W = x.shape
+        for c in numba.prange(C):
+            for a in range(sh):
+                for b in range(sw):
+                    g = G[c * sh * sw + a * sw + b]; v0, v1 = _cols(b, sw, pw, W, Wq); q0 = v0 * sw + b - pw
+                    for i in range(n):
+                        for u in range(Hq):
+                            at = lead + i * P + u * Wq; r = u * sh + a - ph
+                            if r < 0 or r >= H:
+                                for v in range(Wq): g[at + v] = 0
+                            else:
+                                xr = x[i, c, r]
+                                for v in range(v0): g[at + v] = 0
+                                for v in range(v1 - v0): g[at + v0 + v] = xr[q0 + v * sw]
+                                for v in range(v1, Wq): g[at + v] = 0
+
+    @jit
+    def unphase(g, dx, sh, sw, ph, pw):
+        "dx[i, c, h, w] = g[i, c * sh * sw + a * sw + b, u, v] where (h + ph, w + pw) = (u * sh + a, v * sw + b); 0 past the grid"
+        n, C, H, W = dx.shape; Hq, Wq = g.shape[2], g.shape[3]
+        for c in numba.prange(C):
+            for i in range(n):
+                for h in range(H):
+                    u = (h + ph) // sh; a = h + ph - u * sh; o = dx[i, c, h]
+                    if u >= Hq:
+                        for w in range(W): o[w] = 0
+                        continue
+                    for b in range(sw):
+                        gr = g[i, c * sh * sw + a * sw + b, u]; v0, v1 = _cols(b, sw, pw, W, Wq); q0 = v0 * sw + b - pw
+                        for v in range(v1 - v0): o[q0 + v * sw] = gr[v0 + v]
+                    for w in range(max(0, Wq * sw - pw), W): o[w] = 0   # columns past the grid (a stride that leaves them unread)
+
+    _NB = dict(taps_times=taps_times, tap_dots=tap_dots, phases=phases, unphase=unphase)
     return _NB
 
 
@@ -151,14 +193,14 @@ def _grid(x:torch.Tensor, pad:tuple, stride:tuple, size:tuple, tail:int=0, lead:
     n, C, H, W = x.shape; (ph, pw), (sh, sw), (Hq, Wq) = pad, stride, size; P = Hq * Wq
     G = x.new_empty(C * sh * sw, lead + n * P + tail)
     G[:, :lead].zero_(); G[:, lead + n * P:].zero_()
-    Hb, Wb = Hq * sh, Wq * sw                                  # the padded image as the grid holds it
-    h1, w1 = max(0, min(H, Hb - ph)), max(0, min(W, Wb - pw))  # the pixels in it (a stride may leave the last unread)
-    if sh == sw == 1: V = G[:, lead:lead + n * P].view(C, n, Hq, Wq)
-    else: V = x.new_empty(C, n, Hb, Wb)
+    if not sh == sw == 1:                 # the stride's phases as channels of their own, by a compiled loop
+        x = x if x.is_contiguous() else x.contiguous()
+        _nb()['phases'](x.numpy(), G.numpy(), lead, P, Hq, Wq, sh, sw, ph, pw)
+        return G
+    h1, w1 = max(0, min(H, Hq - ph)), max(0, min(W, Wq - pw))  # the pixels on the grid
+    V = G[:, lead:lead + n * P].view(C, n, Hq, Wq)
     V[:, :, :ph].zero_(); V[:, :, ph + h1:].zero_(); V[:, :, ph:ph + h1, :pw].zero_(); V[:, :, ph:ph + h1, pw + w1:].zero_()
     V[:, :, ph:ph + h1, pw:pw + w1].copy_(x[:, :, :h1, :w1].transpose(0, 1))
-    if not sh == sw == 1:                                      # the stride's phases as channels of their own
-        G[:, lead:lead + n * P].view(C, sh, sw, n, Hq, Wq).copy_(V.view(C, n, Hq, sh, Wq, sw).permute(0, 3, 5, 1, 2, 4))
     return G
 
 
@@ -220,10 +262,8 @@ class SparseConvFunction(torch.autograd.Function):
                 g = torch.empty(n, C * sh * sw, Hq, Wq, dtype=dy.dtype)
                 K['taps_times'](tp.cptr, tp.crow, tp.coff, cv.numpy(), D.numpy(), n * P, e, g.view(-1, P).numpy(),
                                 P, Wq, 0, Hq, 0, Wq)
-                full = g.view(n, C, sh, sw, Hq, Wq).permute(0, 1, 4, 2, 5, 3).reshape(n, C, Hq * sh, Wq * sw)
-                h1, w1 = max(0, min(H, Hq * sh - ph)), max(0, min(W, Wq * sw - pw))
-                dx = dy.new_zeros(n, C, H, W)
-                dx[:, :, :h1, :w1] = full[:, :, ph:ph + h1, pw:pw + w1]
+                dx = torch.empty(n, C, H, W, dtype=dy.dtype)
+                K['unphase'](g.numpy(), dx.numpy(), sh, sw, ph, pw)
         to = _destination(ctx.wnode) if ctx.needs_input_grad[1] else None
         if to is not None:
             x, w = ctx.saved_tensors
