@@ -28,6 +28,9 @@
   and LeNet-300-100 (batch 128) with `compute='auto'` against dense compute, interleaved step by step.
 - `conv`: 1x1 convolutions (ResNet-50's bottleneck shapes at 14x14 and 28x28), forward and backward, under
   `set_compute(conv, 'sparse')` against dense `F.conv2d`, at 90% and 95%.
+- `conv3`: 3x3 convolutions (ResNet's shapes at 56x56 down to 7x7, and a strided one), forward and backward, under
+  `set_compute(conv, 'sparse')` (`fastsparse.ops.conv`) against dense `F.conv2d`, and SparseProp's `SparseConv2d` in
+  both of its layouts, at 90% and 95%.
 - `cuda`: on a CUDA GPU, one 2:4-masked `Linear` in bfloat16 (8192x8192 and 4096x4096, batch 4096): forward and
   forward+backward under `set_compute(lin, 'sparse')` (the forward by 2:4 sparse matmuls) against dense.
 """
@@ -415,6 +418,55 @@ def conv_section(a) -> str:
             print(out[-1], flush=True)
     return "\n".join(out + [""])
 
+def _sparseprop_conv():
+    try:
+        from sparseprop.modules import SparseConv2d
+        return SparseConv2d
+    except ImportError: return None
+
+CONV3_CASES = [(64, 64, 1, 32, 56), (128, 128, 1, 32, 28), (256, 256, 1, 32, 14), (512, 512, 1, 32, 7), (128, 128, 2, 32, 56)]
+
+def conv3_section(a) -> str:
+    from fastsparse.core.sparsify import sparsify_model
+    from fastsparse.core.compute import set_compute
+    SC = _sparseprop_conv()
+    out = ["## 3x3 convolutions, forward and backward", "",
+           "Speed-up of a masked 3x3 `nn.Conv2d` (padding 1) under `set_compute(conv, 'sparse')` over the same layer computing "
+           f"densely, and of SparseProp's `SparseConv2d` (its two layouts: `vectorizing_over_on` False / True) over the same "
+           f"dense layer (median [interquartile range] over {a.repeats} rounds, taking turns; masks uniform at random).", ""]
+    for th in a.threads:
+        set_threads(th)
+        out += [f"### {th} thread{'s' * (th > 1)}", "",
+                "| conv (in -> out) | stride | input | sparsity | dense ms | fastsparse | SparseProp | SparseProp (over_on) |",
+                "|---|---|---|---|---|---|---|---|"]
+        for cin, cout, st, bs, hw in (CONV3_CASES if not a.quick else [(16, 16, 1, 4, 8), (16, 16, 2, 4, 8)]):
+            for sp in (0.9, 0.95):
+                layers = {}
+                for v in ('dense', 'sparse'):
+                    torch.manual_seed(0)
+                    conv = nn.Conv2d(cin, cout, 3, stride=st, padding=1); sparsify_model(conv, sp); set_compute(conv, v, min_sparsity=0.)
+                    layers[v] = conv
+                layers['sparse'].load_state_dict(layers['dense'].state_dict())
+                x = torch.randn(bs, cin, hw, hw, requires_grad=True)
+                dy = torch.randn(bs, cout, (hw - 1) // st + 1, (hw - 1) // st + 1)
+                def fb(l):
+                    def f(): l.weight.grad = l.bias.grad = x.grad = None; l(x).backward(dy)
+                    return f
+                fns = {('dense' if v == 'dense' else 'fastsparse'): fb(l) for v, l in layers.items()}
+                if SC is not None:
+                    w = layers['dense'].weight.detach() * layers['dense'].weight_mask
+                    for on in (False, True):
+                        spc = SC(w.clone(), nn.Parameter(layers['dense'].bias.detach().clone()), padding=1, stride=st, vectorizing_over_on=on)
+                        def g(spc=spc):
+                            x.grad = None; spc.zero_grad(set_to_none=True); spc(x).backward(dy)
+                        fns[f'sparseprop{"-on" * on}'] = g
+                ts = interleaved(fns, a.repeats)
+                out.append(f"| {cin} -> {cout} | {st} | {bs}x{cin}x{hw}x{hw} | {sp:g} | {statistics.median(ts['dense']) * 1e3:.1f} | " +
+                           " | ".join(ratio(ts, k) if k in ts else '—' for k in ('fastsparse', 'sparseprop', 'sparseprop-on')) + " |")
+                print(out[-1], flush=True)
+        out.append("")
+    return "\n".join(out)
+
 def cuda_section(a) -> str:
     out = ["## CUDA: a 2:4-masked Linear in bfloat16", ""]
     if not torch.cuda.is_available(): return "\n".join(out + ["No CUDA GPU here: nothing measured.", ""])
@@ -447,7 +499,7 @@ def cuda_section(a) -> str:
         print(out[-1], flush=True)
     return "\n".join(out + [""])
 
-SECTIONS = dict(layer=layer_section, step=step_section, e2e=e2e_section, overhead=overhead_section, conv=conv_section, cuda=cuda_section)
+SECTIONS = dict(layer=layer_section, step=step_section, e2e=e2e_section, overhead=overhead_section, conv=conv_section, conv3=conv3_section, cuda=cuda_section)
 
 def main(argv=None):
     p = argparse.ArgumentParser('bench_sparse_train.py', description=__doc__.split('\n')[0])

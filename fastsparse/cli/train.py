@@ -117,7 +117,7 @@ def _parser():
     r.add_argument('--bs', type=positive_int, default=64, metavar='N', help='batch size (default: 64)')
     r.add_argument('--lr', type=positive_float, default=1e-2, help='peak learning rate of the one-cycle schedule, Adam (default: 0.01)')
     r.add_argument('--compute', default=None, choices=('dense', 'sparse', 'auto'),
-                   help="how masked Linear layers compute: dense (default), sparse (over the active weights only), or "
+                   help="how masked Linear and Conv2d layers compute: dense (default), sparse (over the active weights only), or "
                         "auto (whichever is faster here, timed per layer)")
     r.add_argument('--compact', action='store_true',
                    help="keep the masked weights' optimizer state at their active weights only, stepped there (the "

@@ -220,7 +220,7 @@ def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, 
             _check_parametrized(sites)
         hooks = enforce_masks(sites, enforce_mask)
     model.__dict__[_DENSE] = dense
-    if compute is not None: set_compute(model, compute)          # 'sparse': Linears compute over their active weights
+    if compute is not None: set_compute(model, compute)          # 'sparse': Linear and Conv2d layers compute over their active weights
     return hooks
 
 # %% ../../nbs/02c_core.sparsify.ipynb #b7ceb943
