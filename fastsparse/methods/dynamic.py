@@ -59,6 +59,7 @@ class SparseUpdater:
                  every=None, start=None, end=None,   # the schedule, instead of `schedule`
                  compute:str|None=None,        # 'sparse': masked Linears compute over their active weights ('auto', 'dense'; `set_compute`)
                  shrink:bool=False,            # cut the units it removes out of the model as they go (Chase, SRigL; see `core.shrink`)
+                 exclude=(),                   # layers it leaves dense when it makes the masks (`sparsify_model`'s `exclude`)
                  **kwargs):                    # the schedule's deprecated names (`batches_per_update`, `stop_pct`, ...)
         given = schedule_args(type(self).__name__, kwargs, every=every, start=start, end=end)
         if kwargs: raise TypeError(f"{type(self).__name__} got an unexpected keyword argument {next(iter(kwargs))!r}")
@@ -75,7 +76,7 @@ class SparseUpdater:
             raise ValueError(f"{type(self).__name__} removes no whole unit or channel, so shrink=True would have nothing to cut "
                              "out: shrink works with the methods that remove units, 'chase' and 'srigl'")
         self.sparsity, self.distribution, self.sparse_modules, self.compute = sparsity, distribution, sparse_modules, compute
-        self.shrink = shrink
+        self.shrink, self.exclude = shrink, tuple(exclude) if isinstance(exclude, (list, tuple)) else (exclude,)
         self.sites, self.layers, self.opt, self.pct, self.sharded = [], [], None, 0., False
         self._reset()
 
@@ -83,7 +84,8 @@ class SparseUpdater:
     def sparsify(self, model:nn.Module):
         "Make masks for `model` if it has none and this updater was given a sparsity; return their hooks, if any"
         if self.sparsity is not None and not masked_sites(model):
-            return sparsify_model(model, self.sparsity, self.distribution, pattern=getattr(self, 'pattern', None) or self.default_pattern)
+            return sparsify_model(model, self.sparsity, self.distribution, pattern=getattr(self, 'pattern', None) or self.default_pattern,
+                                  exclude=self.exclude)
 
     def select_sites(self, sites:list) -> list:
         "The masked weights it works on: those of `sparse_modules`, or all"

@@ -52,7 +52,7 @@ class GraNet(RigL):
     def sparsify(self, model):
         "Make masks at `initial_sparsity` for a model without masks (given a target sparsity); the ramp prunes on from there"
         if self.sparsity is not None and not masked_sites(model):
-            return sparsify_model(model, self.initial_sparsity, self.distribution)
+            return sparsify_model(model, self.initial_sparsity, self.distribution, exclude=self.exclude)
 
     def setup(self):
         "Check the masks and arguments, note the sparsity the ramp starts from"

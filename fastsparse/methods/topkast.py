@@ -41,7 +41,7 @@ class TopKAST(SparseUpdater):
         if any(is_sharded(p) for p in model.parameters()): raise self._sharded()
         if self.sparsity is None or masked_sites(model): return None
         self._init = {n: p.detach().clone() for n, p in model.named_parameters()}
-        return prune_model(model, self.sparsity, 'magnitude', distribution=self.distribution)
+        return prune_model(model, self.sparsity, 'magnitude', distribution=self.distribution, exclude=self.exclude)
 
     def _backward_set(self, magnitude, forward, n_backward, g):
         "`forward` and the top `n_backward - |forward|` of `magnitude` outside it; zeros rank below every other weight, at random"
