@@ -31,8 +31,9 @@
 - `conv3`: 3x3 convolutions (ResNet's shapes at 56x56 down to 7x7, and a strided one), forward and backward, under
   `set_compute(conv, 'sparse')` (`fastsparse.ops.conv`) against dense `F.conv2d`, and SparseProp's `SparseConv2d` in
   both of its layouts, at 90% and 95%.
-- `cuda`: on a CUDA GPU, one 2:4-masked `Linear` in bfloat16 (8192x8192 and 4096x4096, batch 4096): forward and
-  forward+backward under `set_compute(lin, 'sparse')` (the forward by 2:4 sparse matmuls) against dense.
+- `cuda`: on a CUDA GPU, 2:4-masked `Linear`s in bfloat16 (8192x8192 and 4096x4096, batch 4096) and a 90% block-sparse
+  one (32x32 blocks, 4096x4096): forward and forward+backward under `set_compute(lin, 'sparse')` (2:4 sparse matmuls,
+  or block-sparse products) against dense.
 """
 import argparse, os, platform, random, statistics, sys, time
 from pathlib import Path
@@ -468,19 +469,21 @@ def conv3_section(a) -> str:
     return "\n".join(out)
 
 def cuda_section(a) -> str:
-    out = ["## CUDA: a 2:4-masked Linear in bfloat16", ""]
+    out = ["## CUDA: 2:4-masked and block-sparse Linears in bfloat16", ""]
     if not torch.cuda.is_available(): return "\n".join(out + ["No CUDA GPU here: nothing measured.", ""])
     from fastsparse.core.sparsify import sparsify_model
     from fastsparse.core.compute import set_compute, compute_report
     dev = torch.device('cuda')
     out += [f"{torch.cuda.get_device_name(dev)}, torch {torch.__version__}. Speed-up over the same layer with dense "
             "compute (median [interquartile range] over the rounds, CUDA-synchronised).", "",
-            "| layer (out x in) | batch | forward | forward + backward | note |", "|---|---|---|---|---|"]
-    for n, bs in ((8192, 4096), (4096, 4096)) if not a.quick else ((256, 256),):
+            "| layer (out x in) | mask | batch | forward | forward + backward | note |", "|---|---|---|---|---|---|"]
+    cases = [(8192, 4096, '2:4', 0.5), (4096, 4096, '2:4', 0.5), (4096, 4096, 'block32x32', 0.9)] if not a.quick else \
+            [(256, 256, '2:4', 0.5), (256, 256, 'block32x32', 0.75)]
+    for n, bs, pattern, sp in cases:
         lins = {}
         for v in ('dense', 'sparse'):
             torch.manual_seed(0)
-            lin = nn.Linear(n, n).to(dev, torch.bfloat16); sparsify_model(lin, 0.5, pattern='2:4'); set_compute(lin, v)
+            lin = nn.Linear(n, n).to(dev, torch.bfloat16); sparsify_model(lin, sp, pattern=pattern); set_compute(lin, v)
             lins[v] = lin
         lins['sparse'].load_state_dict(lins['dense'].state_dict())
         x = torch.randn(bs, n, device=dev, dtype=torch.bfloat16, requires_grad=True); dy = torch.randn(bs, n, device=dev, dtype=torch.bfloat16)
@@ -495,7 +498,7 @@ def cuda_section(a) -> str:
             return f
         tf = interleaved({v: fwd(l) for v, l in lins.items()}, a.repeats * 5)
         tb = interleaved({v: fb(l) for v, l in lins.items()}, a.repeats * 5)
-        out.append(f"| {n}x{n} | {bs} | {ratio(tf, 'sparse')} | {ratio(tb, 'sparse')} | {compute_report(lins['sparse']).note[0]} |")
+        out.append(f"| {n}x{n} | {pattern} {sp:g} | {bs} | {ratio(tf, 'sparse')} | {ratio(tb, 'sparse')} | {compute_report(lins['sparse']).note[0]} |")
         print(out[-1], flush=True)
     return "\n".join(out + [""])
 

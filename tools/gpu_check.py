@@ -386,11 +386,13 @@ def _sparse_compute_case(dev, n, rows, dtype, sparsity, pattern, rounds):
                 report=compute_report(sparse).astype(str).to_dict('records'))
 
 def bench_sparse_compute(dev, tiny):
-    "compute='sparse' against dense compute, forward and backward: a 90% 4096x4096 float32 Linear at batch 256, and the GPU's training road, a 2:4 bfloat16 4096x4096 Linear at 4096 tokens"
+    "compute='sparse' against dense compute, forward and backward: a 90% 4096x4096 float32 Linear at batch 256, and the GPU's training roads: a 2:4 bfloat16 4096x4096 Linear at 4096 tokens, and 90% block-sparse (32x32 blocks) 4096x4096 Linears in bfloat16 and float32"
     import torch
     r = {}
     for key, args in (('unstructured', ((256, 16) if tiny else (4096, 256)) + (torch.float32, 0.9, None)),
-                      ('semi24', ((64, 32) if tiny else (4096, 4096)) + (torch.bfloat16, None, '2:4'))):
+                      ('semi24', ((64, 32) if tiny else (4096, 4096)) + (torch.bfloat16, None, '2:4')),
+                      ('block_bf16', ((64, 32) if tiny else (4096, 4096)) + (torch.bfloat16, 0.9 if not tiny else 0.5, 'block32x32')),
+                      ('block_fp32', ((64, 32) if tiny else (4096, 4096)) + (torch.float32, 0.9 if not tiny else 0.5, 'block32x32'))):
         try: r[key] = _sparse_compute_case(dev, *args, 3 if tiny else 15)
         except Exception as e: r[key] = f"{type(e).__name__}: {e}"
     return r
@@ -515,6 +517,12 @@ def readme_rows(parts:dict) -> list:
             q = r['semi24']
             out.append(f"- compute='sparse' on a 2:4 bfloat16 Linear {q['shape'][0]}x{q['shape'][1]} at {q['batch']} tokens "
                        f"(forward by 2:4 sparse matmuls), forward and backward: {q['speedup']}x dense compute")
+        for k in ('block_bf16', 'block_fp32'):
+            if isinstance(r.get(k), dict):
+                q = r[k]
+                out.append(f"- compute='sparse' on a 90% block-sparse (32x32) {q['dtype'].replace('torch.', '')} Linear "
+                           f"{q['shape'][0]}x{q['shape'][1]} at {q['batch']} tokens (forward and input gradient by BSR products), "
+                           f"forward and backward: {q['speedup']}x dense compute")
     if b.get('condense'):
         out.append(f"- condense of a CNN with half its first channels cut: {b['condense']['speedup']}x the masked model's forward")
     return out

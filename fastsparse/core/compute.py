@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib, statistics, sys, time, types, warnings
 import torch, torch.nn as nn, torch.nn.functional as F
 import pandas as pd
-from ..ops import spmm, semi24, conv
+from ..ops import spmm, semi24, conv, bsr
 from ..ops.masks import unpack_mask
 from .sites import TransformersConv1D, masked_sites, _records
 from .distributed import is_sharded
@@ -47,6 +47,8 @@ class LayerCompute:
         self.said = _Said() if said is None else said  # the reasons to compute densely already warned of: shared by a model's layers
         self.node = self.node_key = None   # the accumulator of the weight's gradient (and its data when looked up): not at every forward
         self.sink = None         # a `CompactGrad` when the optimizer state is kept compact (`loop.compact`): the gradient goes there
+        self.bplan = self.bkey = None     # on a GPU, a block mask's `bsr.BlockPlan` (and the mask it was made of)
+        self.bsr_failed = {}     # (device, dtype): why PyTorch's block-sparse products failed there (a probe at first use)
 
     def mask_buffer(self, m:nn.Module):
         b = m._buffers
@@ -75,6 +77,30 @@ class LayerCompute:
         self.node = n if w.grad_fn is None else None                          # a computed weight: its node is this forward's
         self.node_key = key
         return n
+
+    def block_plan(self, m:nn.Module) -> bsr.BlockPlan:
+        "The `BlockPlan` of `m`'s block mask as it is now, as its weight is stored (rebuilt when a method changed it)"
+        buf = self.mask_buffer(m)
+        key = (id(buf), buf._version, buf.data_ptr())
+        if key != self.bkey:
+            mask = buf if buf.dtype == torch.bool else unpack_mask(buf, m.weight.shape)
+            h = bsr.block_shape(_records(m)['weight'].pattern)[0]
+            self.bplan, self.bkey = bsr.BlockPlan(mask, h), key
+        return self.bplan
+
+    def block_ok(self, m:nn.Module, dtype:torch.dtype) -> str|None:
+        "Why PyTorch's block-sparse products cannot run `m` in `dtype` here (None: a probe forward and backward ran)"
+        k = (str(m.weight.device), dtype)
+        if k not in self.bsr_failed:
+            try:
+                with torch.enable_grad(), torch.autocast(m.weight.device.type, enabled=False):
+                    w = m.weight.detach().to(dtype).requires_grad_()
+                    x = torch.zeros(2, w.shape[0] if isinstance(m, TransformersConv1D) else w.shape[1], device=w.device, dtype=dtype, requires_grad=True)
+                    bsr.block_linear(x, w, None, self.block_plan(m), isinstance(m, TransformersConv1D)).sum().backward()
+                self.bsr_failed[k] = None
+            except (RuntimeError, NotImplementedError, ValueError, TypeError) as e:
+                self.bsr_failed[k] = f"PyTorch's block-sparse products failed here ({type(e).__name__}: {str(e)[:200]})"
+        return self.bsr_failed[k]
 
     def dense_grad(self, m:nn.Module):
         "A function saying whether a method asks for `m`'s whole weight gradient now"
@@ -137,7 +163,11 @@ def _roads(m:nn.Module, plan) -> tuple:
     if isinstance(m, nn.Conv2d): return (lambda x, w, b: m._conv_forward(x, w, b)), (lambda x, w, b: _conv(m, x, w, b, plan))
     t = isinstance(m, TransformersConv1D)                 # transformers' Conv1D: stored [in, out]
     dense = (lambda x, w, b: torch.addmm(b, x, w) if b is not None else x @ w) if t else (lambda x, w, b: F.linear(x, w, b))
-    if m.weight.device.type == 'cuda': return dense, (lambda x, w, b: semi24.semi24_linear(x, w, b, t))
+    if m.weight.device.type == 'cuda':
+        if _gpu_road(m) == 'block':
+            bp = m._fastsparse_compute.block_plan(m)
+            return dense, (lambda x, w, b: bsr.block_linear(x, w, b, bp, t))
+        return dense, (lambda x, w, b: semi24.semi24_linear(x, w, b, t))
     return dense, (lambda x, w, b: spmm.sparse_linear(x, w, b, plan))
 
 def _same(t): return t
@@ -204,20 +234,30 @@ def _why_dense(m:nn.Module, x:torch.Tensor) -> str|None:
     elif m.weight.device.type == 'cuda':
         rec = _records(m).get('weight')
         shape = tuple(m.weight.shape) if isinstance(m, nn.Linear) else tuple(m.weight.shape)[::-1]
-        return semi24.semi24_reason(shape, _compute_dtype(m), m.weight.device, rec.pattern if rec is not None else 'unstructured')
+        pattern, dt = rec.pattern if rec is not None else 'unstructured', _compute_dtype(m)
+        if _gpu_road(m) == 'block':
+            return bsr.bsr_reason(shape, dt, m.weight.device, pattern) or m._fastsparse_compute.block_ok(m, dt)
+        return semi24.semi24_reason(shape, dt, m.weight.device, pattern)
     if not spmm.usable(x, m.weight):
         return ('the kernels are disabled or Numba is missing' if not spmm._kernels.enabled else
                 'torch.autocast is on' if torch.is_autocast_enabled('cpu') else
                 f"{x.dtype} on {x.device} (the sparse products take float32 or float64 on the CPU)")
     return None
 
-def _semi24_forward(m:nn.Module, x:torch.Tensor) -> torch.Tensor:
-    "`m`'s forward with the GPU's 2:4 sparse matmul, in autocast's dtype while it is on (as `F.linear` would compute)"
+def _gpu_road(m:nn.Module) -> str:
+    "Which sparse road a GPU layer's mask takes: 'block' (a block pattern: `bsr`), else '2:4' (`semi24`, which says why another pattern cannot)"
+    rec = _records(m).get('weight')
+    return 'block' if rec is not None and bsr.block_shape(rec.pattern) is not None else '2:4'
+
+def _gpu_forward(m:nn.Module, x:torch.Tensor) -> torch.Tensor:
+    "`m`'s forward by the GPU's 2:4 sparse matmul or block-sparse products, in autocast's dtype while it is on (as `F.linear` would compute)"
     t, w, b = isinstance(m, TransformersConv1D), m.weight, m.bias
-    if not torch.is_autocast_enabled('cuda'): return semi24.semi24_linear(x, w, b, t)
+    road = (lambda x, w, b: bsr.block_linear(x, w, b, m._fastsparse_compute.block_plan(m), t)) if _gpu_road(m) == 'block' else \
+           (lambda x, w, b: semi24.semi24_linear(x, w, b, t))
+    if not torch.is_autocast_enabled('cuda'): return road(x, w, b)
     d = torch.get_autocast_dtype('cuda')
     with torch.autocast('cuda', enabled=False):
-        return semi24.semi24_linear(x.to(d), w.to(d), b.to(d) if b is not None else None, t)
+        return road(x.to(d), w.to(d), b.to(d) if b is not None else None)
 
 def _sparse_forward(self, x):
     "The forward of a masked `Linear` (or `Conv1D`, `Conv2d`) under `set_compute`: over the active weights when it can and should, else its own"
@@ -233,8 +273,8 @@ def _sparse_forward(self, x):
             c.said.add(why)
             warnings.warn(f"masked layers asked to compute sparse compute densely: {why} (the first: a {type(self).__name__} "
                           f"{tuple(self.weight.shape)}; `compute_report(model)` lists each layer)", UserWarning, stacklevel=2)
-    if why is None and self.weight.device.type == 'cuda':      # a 2:4 mask on a GPU: the forward by the 2:4 kernels
-        if c.mode == 'sparse' or c.pick(self, x.reshape(-1, x.shape[-1]), None) == 'sparse': return _semi24_forward(self, x)
+    if why is None and self.weight.device.type == 'cuda':      # a 2:4 or block mask on a GPU: the GPU's sparse kernels
+        if c.mode == 'sparse' or c.pick(self, x.reshape(-1, x.shape[-1]), None) == 'sparse': return _gpu_forward(self, x)
     elif why is None:                                            # on the CPU: the products over the active weights
         cv = isinstance(self, nn.Conv2d)
         plan = c.current_plan(self)
@@ -300,7 +340,7 @@ def compute_report(model:nn.Module) -> pd.DataFrame:
                ('; '.join([f"batch {b}: {k} ({r:.2f}x dense)" for b, (k, r) in sorted(c.choice.items())] +
                           ([f"computed densely: {c.why}"] if c.why else [])) or 'not timed yet')\
                if mode == 'auto' else (f"over the active weights while at least {c.min_sparsity:g} sparse on the CPU (float32 or "
-                                       "float64, no autocast); on a GPU, the forward by 2:4 sparse matmuls where the mask is 2:4" + (f"; computed densely: {c.why}" if c.why else ''))
+                                       "float64, no autocast); on a GPU, the forward by 2:4 sparse matmuls where the mask is 2:4, the forward and input gradient by block-sparse products where it is made of square blocks" + (f"; computed densely: {c.why}" if c.why else ''))
         sp = 1 - int(s.mask.count_nonzero()) / s.mask.numel()
         if c is not None and mode != 'dense' and sp < c.min_sparsity and s.weight.device.type != 'cuda':
             note = f"dense: {sp:.2g} sparse, under min_sparsity={c.min_sparsity:g} (sparse products would not pay)"

@@ -19,7 +19,8 @@ def semi24_reason(shape:tuple, dtype:torch.dtype, device:torch.device|str, patte
     "Why a weight of `shape` [out, in] cannot take the 2:4 road on `device` (None: it can); `dtype`: the dtype it computes in"
     device = torch.device(device)
     if device.type != 'cuda': return f"2:4 sparse matmuls run on CUDA GPUs, not on {device.type}"
-    if str(pattern) != '2:4': return f"its pattern is {pattern!r}: the GPU's sparse matmuls take 2:4 masks"
+    if str(pattern) != '2:4':
+        return f"its pattern is {pattern!r}: the GPU's sparse matmuls take 2:4 masks (and its block-sparse products square blocks, pattern='block32x32')"
     if dtype not in SEMI_DTYPES:
         return f"{dtype}: 2:4 sparse matmuls take float16 or bfloat16 (train in half precision or under torch.autocast)"
     if len(shape) != 2 or shape[0] % MIN_SIDE or shape[1] % MIN_SIDE:
