@@ -6,7 +6,8 @@ Whole steps (forward, backward, `torch.optim.SGD` step with momentum) are timed 
 step in a random order: the dense model; masks and hooks alone (`sparsify_model`, no method: the forward hook masks
 the weights again after every optimizer step, since nothing vouches for them); static masks under a method
 (`sparse_optimizer('static_sparse')`: the driver vouches after each step that the masked weights are still zero);
-RigL between updates with its default summed gradient and with `growth_gradient='step'`; the static step taken
+RigL between updates with its default summed gradient and with `growth_gradient='step'`; the three with
+`compute='auto'` (each layer the faster of the dense road and the sparse products, timed on its first batch); the static step taken
 apart in place (without the wrapper's bookkeeping, with fastsparse's gradient hooks replaced by bare multiplies, or
 without the forward pre-hooks); and two floors without
 fastsparse, the same masks applied to the weight gradients by a bare post-accumulate hook per layer (one float-mask
@@ -62,10 +63,13 @@ def main(argv=None):
     runs['masks and hooks alone'] = plain(net, torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9))
     for name, method, kw in (("static ('static_sparse')", 'static_sparse', {}),
                              ('RigL between updates (summed gradient)', 'rigl', {}),
-                             ("RigL between updates (growth_gradient='step')", 'rigl', dict(growth_gradient='step'))):
+                             ("RigL between updates (growth_gradient='step')", 'rigl', dict(growth_gradient='step')),
+                             ("static, compute='auto'", 'static_sparse', dict(compute='auto')),
+                             ("RigL between updates (summed gradient), compute='auto'", 'rigl', dict(compute='auto')),
+                             ("RigL between updates (growth_gradient='step'), compute='auto'", 'rigl', dict(growth_gradient='step', compute='auto'))):
         net = lenet()
         o = sparse_optimizer(method, net, torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9), 0.9,
-                             distribution='erk', total_steps=10 ** 7, every=10 ** 6, **({} if method == 'static_sparse' else kw))
+                             distribution='erk', total_steps=10 ** 7, every=10 ** 6, **kw)
         runs[name] = plain(net, o)
     def bare_hook(fm):
         "A gradient hook that multiplies by the float mask `fm` and does nothing else"
