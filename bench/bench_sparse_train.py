@@ -31,6 +31,8 @@
 - `conv3`: 3x3 convolutions (ResNet's shapes at 56x56 down to 7x7, and a strided one), forward and backward, under
   `set_compute(conv, 'sparse')` (`fastsparse.ops.conv`) against dense `F.conv2d`, and SparseProp's `SparseConv2d` in
   both of its layouts, at 90% and 95%.
+- `e2e_cnn`: ResNet-18 with the CIFAR-style stem on 28x28 images, RigL at 90% ERK (its default growth and
+  `growth_gradient='step'`) with dense, sparse and `'auto'` compute, against the dense model: step time and accuracy.
 - `cuda`: on a CUDA GPU, 2:4-masked `Linear`s in bfloat16 (8192x8192 and 4096x4096, batch 4096) and a 90% block-sparse
   one (32x32 blocks, 4096x4096): forward and forward+backward under `set_compute(lin, 'sparse')` (2:4 sparse matmuls,
   or block-sparse products) against dense.
@@ -268,6 +270,63 @@ def _mlp_wide(seed=0):
     torch.manual_seed(seed)
     return nn.Sequential(nn.Linear(784, 4096), nn.ReLU(), nn.Linear(4096, 4096), nn.ReLU(), nn.Linear(4096, 10))
 
+CNN_RUNS = ('dense', 'rigl/dense', 'rigl/sparse', 'rigl/auto', 'rigl-step/sparse', 'rigl-step/auto')
+
+def e2e_cnn_section(a) -> str:
+    "ResNet-18 (the CIFAR-style stem) on 28x28 images, RigL at 90% ERK: step time against dense and the same method with dense compute"
+    from fastsparse.loop.optim import sparse_optimizer
+    from fastsparse.experiments.data import resnet18_cifar
+    from fastsparse.core.compute import compute_report
+    set_threads(a.threads[0])
+    bs, epochs = 128, a.epochs
+    rows, accs, chose = {}, {}, {}
+    name = None
+    for seed in range(a.seeds):
+        name, (X, Y), (Xv, Yv) = _images(a.n_train, 1000, seed)
+        X, Xv = X.view(-1, 1, 28, 28), Xv.view(-1, 1, 28, 28)
+        runs = {}
+        steps = epochs * (len(X) // bs)
+        for v in CNN_RUNS:
+            torch.manual_seed(seed)
+            net = resnet18_cifar(1, 10)
+            opt = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9, weight_decay=5e-4)
+            if v != 'dense':
+                m, c = v.split('/')
+                opt = sparse_optimizer('rigl', net, opt, 0.9, distribution='erk', total_steps=steps, every=a.every, compute=c,
+                                       **(dict(growth_gradient='step') if m.endswith('-step') else {}))
+            runs[v] = (net, opt)
+        times = {v: [] for v in runs}
+        for ep in range(epochs):
+            order = torch.randperm(len(X), generator=torch.Generator().manual_seed(seed * 100 + ep))
+            for v in random.Random(ep).sample(list(runs), len(runs)):          # the variants take turns, epoch by epoch
+                net, opt = runs[v]; net.train()
+                t, n = 0., 0
+                for i in range(0, len(X) - bs + 1, bs):
+                    j = order[i:i + bs]
+                    t0 = time.perf_counter()
+                    F.cross_entropy(net(X[j]), Y[j]).backward(); opt.step(); opt.zero_grad()
+                    t += time.perf_counter() - t0; n += 1
+                times[v].append(t / n)
+        for v, (net, opt) in runs.items():
+            net.eval()
+            with torch.no_grad(): acc = float((net(Xv).argmax(1) == Yv).float().mean())
+            rows.setdefault(v, []).append(statistics.median(times[v])); accs.setdefault(v, []).append(acc)
+            if v.endswith('/auto'):
+                rep = compute_report(net); chose[v] = int(rep.note.str.contains(': sparse').sum()), len(rep)
+            print(v, seed, f"{statistics.median(times[v]) * 1e3:.1f} ms/step", f"acc {acc:.4f}", flush=True)
+    d = rows['dense']
+    out = [f"## End to end: ResNet-18 (CIFAR-style stem), RigL at 90% ERK, {name} 28x28", "",
+           f"{a.n_train} training images, batch {bs}, {epochs} epoch(s), SGD with momentum and weight decay, masks updated every "
+           f"{a.every} steps; {a.seeds} seed(s), {a.threads[0]} thread(s). Step time as in the MLP's table (an epoch's time over "
+           "its steps, updates counted; the runs take turns epoch by epoch). *-step*: growth by the update step's gradient. "
+           "*auto*: each layer the faster way on its batch" +
+           (f" ({', '.join(f'{k}: {c} of {n} layers sparse' for k, (c, n) in chose.items())})" if chose else "") + ".", "",
+           "| run | ms per step (median over seeds) | speed-up over dense | accuracy (mean over seeds) |", "|---|---|---|---|"]
+    for v in rows:
+        sp = statistics.median([x / y for x, y in zip(d, rows[v])])
+        out.append(f"| {v} | {statistics.median(rows[v]) * 1e3:.1f} | {sp:.2f} | {statistics.mean(accs[v]):.4f} |")
+    return "\n".join(out + [""])
+
 def _peak_rss_worker(variant:str, steps:int, threads:int):
     "Run in a fresh process: train `variant` of the wide MLP for `steps` steps; print the rise of the peak resident set over the imports, in MiB"
     from fastsparse.loop.optim import sparse_optimizer
@@ -502,7 +561,7 @@ def cuda_section(a) -> str:
         print(out[-1], flush=True)
     return "\n".join(out + [""])
 
-SECTIONS = dict(layer=layer_section, step=step_section, e2e=e2e_section, overhead=overhead_section, conv=conv_section, conv3=conv3_section, cuda=cuda_section)
+SECTIONS = dict(layer=layer_section, step=step_section, e2e=e2e_section, overhead=overhead_section, conv=conv_section, conv3=conv3_section, e2e_cnn=e2e_cnn_section, cuda=cuda_section)
 
 def main(argv=None):
     p = argparse.ArgumentParser('bench_sparse_train.py', description=__doc__.split('\n')[0])

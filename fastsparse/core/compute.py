@@ -186,7 +186,9 @@ def _time_both(m:nn.Module, x2:torch.Tensor, plan, rounds:int=5) -> tuple:
         dense, sparse = _roads(m, plan)
         with torch.no_grad(): dy = torch.ones_like(dense(x, w, b))
         runs = dict(sparse=lambda: sparse(x, w, b).backward(dy), dense=lambda: dense(x, w, b).backward(dy))
+        t0 = time.perf_counter()
         for f in runs.values(): f()                        # warm up (and compile the loops)
+        if time.perf_counter() - t0 > 0.05: rounds = min(rounds, 3)    # a slow layer (a convolution on large maps): 3 rounds
         ts = {k: [] for k in runs}
         for _ in range(rounds):
             for k, f in runs.items():
