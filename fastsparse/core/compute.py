@@ -41,6 +41,7 @@ class LayerCompute:
     "How one masked `Linear` computes: `mode`, the `SparsePlan` of its current mask, and `'auto'`'s choice per batch size"
     def __init__(self, mode:str, min_sparsity:float=0.5, said:set|None=None):
         self.mode, self.min_sparsity, self.plan, self.key, self.choice, self.handle = mode, min_sparsity, None, None, {}, None
+        self.fchoice = {}        # 'auto''s choices for batches that only go forward (evaluation, no gradients): timed forward only
         self.stash = self.stash_plan = self.stash_version = self.private = self.private_plan = None
         self.stash_whole = False  # the stash holds a whole gradient (nonzero off the mask)
         self.single_user, self.why = False, None
@@ -111,8 +112,11 @@ class LayerCompute:
         "`'auto'`: the faster way for this batch size (the rows of the product), timed the first time it is seen"
         b = x2.shape[0] if x2.dim() == 2 else x2.numel() // x2.shape[1]
         if b == 0: return 'dense'                     # an empty batch: nothing to time, nothing to choose
-        if b not in self.choice: self.choice[b] = _time_both(m, x2, plan)
-        return self.choice[b][0]
+        # a batch no backward will follow (evaluation under `no_grad`, a frozen layer on a frozen input) is timed forward only
+        grads = torch.is_grad_enabled() and (x2.requires_grad or any(p is not None and p.requires_grad for p in (m.weight, m.bias)))
+        choice = self.choice if grads else self.fchoice
+        if b not in choice: choice[b] = _time_both(m, x2, plan, backward=grads)
+        return choice[b][0]
 
     def grad_buffer(self, m:nn.Module):
         "A function giving the backward pass a buffer the weight's size, zero outside the active weights, when one is free"
@@ -172,8 +176,8 @@ def _roads(m:nn.Module, plan) -> tuple:
 
 def _same(t): return t
 
-def _time_both(m:nn.Module, x2:torch.Tensor, plan, rounds:int=5) -> tuple:
-    "('sparse' or 'dense', dense time / sparse time) for one forward and backward of `m` on `x2`, interleaved, medians"
+def _time_both(m:nn.Module, x2:torch.Tensor, plan, rounds:int=5, backward:bool=True) -> tuple:
+    "('sparse' or 'dense', dense time / sparse time) for one forward and backward (`backward=False`: forward only) of `m` on `x2`, interleaved, medians"
     cuda = m.weight.device.type == 'cuda'
     dt = _compute_dtype(m) if cuda else x2.dtype
     # a graph of its own, whatever the caller's context: gradients on under `no_grad` and `inference_mode`, and the
@@ -186,6 +190,12 @@ def _time_both(m:nn.Module, x2:torch.Tensor, plan, rounds:int=5) -> tuple:
         dense, sparse = _roads(m, plan)
         with torch.no_grad(): dy = torch.ones_like(dense(x, w, b))
         runs = dict(sparse=lambda: sparse(x, w, b).backward(dy), dense=lambda: dense(x, w, b).backward(dy))
+        if not backward:
+            def forward(f):
+                def g():
+                    with torch.no_grad(): f(x, w, b)
+                return g
+            runs = dict(sparse=forward(sparse), dense=forward(dense))
         t0 = time.perf_counter()
         for f in runs.values(): f()                        # warm up (and compile the loops)
         if time.perf_counter() - t0 > 0.05: rounds = min(rounds, 3)    # a slow layer (a convolution on large maps): 3 rounds
@@ -340,6 +350,7 @@ def compute_report(model:nn.Module) -> pd.DataFrame:
         mode = c.mode if c is not None else 'dense'
         note = (why or 'dense compute (the default)') if c is None else \
                ('; '.join([f"batch {b}: {k} ({r:.2f}x dense)" for b, (k, r) in sorted(c.choice.items())] +
+                          [f"batch {b}, forward only: {k} ({r:.2f}x dense)" for b, (k, r) in sorted(c.fchoice.items())] +
                           ([f"computed densely: {c.why}"] if c.why else [])) or 'not timed yet')\
                if mode == 'auto' else (f"over the active weights while at least {c.min_sparsity:g} sparse on the CPU (float32 or "
                                        "float64, no autocast); on a GPU, the forward by 2:4 sparse matmuls where the mask is 2:4, the forward and input gradient by block-sparse products where it is made of square blocks" + (f"; computed densely: {c.why}" if c.why else ''))
