@@ -6,7 +6,7 @@ Docs: https://fastsparse.github.io/fastsparse/ops.kernels.html.md"""
 
 # %% ../../nbs/00c_ops.kernels.ipynb #37f1c5b6
 from __future__ import annotations
-import os, importlib.util, math
+import os, importlib.util, math, threading
 import torch
 import numpy as np
 from .select import _np_kth_cut, _sample_ranks, _sample_step
@@ -32,14 +32,16 @@ def usable(*ts:torch.Tensor) -> bool:
 
 # %% ../../nbs/00c_ops.kernels.ipynb #101f9034
 _POOL = False       # whether Numba's thread pool was started here
+_SYNCED = threading.local()   # per thread (Numba's count is per thread): the PyTorch count last synced
 
 def sync_threads():
     """Run the compiled loops on as many threads as PyTorch runs on (`torch.get_num_threads()`, at most Numba's
     `NUMBA_NUM_THREADS`); the first call starts Numba's thread pool and gives PyTorch back the thread count it had"""
     global _POOL
     if not enabled: return
-    import numba
     t = torch.get_num_threads()
+    if getattr(_SYNCED, 't', None) == t: return   # nothing changed since this thread's last call (2 us a call otherwise)
+    import numba
     if not _POOL:
         # starting the pool sets the OpenMP thread count of this thread to Numba's, and PyTorch, linked to the same
         # OpenMP runtime, would then run its own operations on that many threads: an `OMP_NUM_THREADS=1` or
@@ -48,6 +50,7 @@ def sync_threads():
         torch.set_num_threads(t); _POOL = True
     n = max(1, min(t, numba.config.NUMBA_NUM_THREADS))
     if numba.get_num_threads() != n: numba.set_num_threads(n)
+    _SYNCED.t = t
 
 # %% ../../nbs/00c_ops.kernels.ipynb #c5ce1564
 def _nb():
