@@ -6,7 +6,7 @@ Docs: https://fastsparse.github.io/fastsparse/core.compute.html.md"""
 
 # %% ../../nbs/02i_core.compute.ipynb #18afc66b
 from __future__ import annotations
-import contextlib, statistics, sys, time, types, warnings
+import contextlib, functools, statistics, sys, time, types, warnings
 import torch, torch.nn as nn, torch.nn.functional as F
 import pandas as pd
 from ..ops import spmm, semi24, conv, bsr
@@ -36,6 +36,17 @@ COMPUTE_MODES = ('dense', 'sparse', 'auto')
 class _Said(set):
     "The reasons to compute densely that one model's layers have warned of (each said once); a copy of the model starts with none"
     def __reduce__(self): return (_Said, ())
+
+class _KeepGrad:
+    "Post-accumulate-grad hook keeping the weight's gradient of `m` after each backward (on its `LayerCompute`), so that the next backward can write into it; picklable"
+    def __init__(self, m:nn.Module): self.m = m
+    def __call__(self, p):
+        c = self.m.__dict__.get('_fastsparse_compute')
+        if c is None: return
+        g, rec = p.grad, _records(self.m).get('weight')
+        c.stash = g if g is not None and g.layout == torch.strided else None
+        c.stash_whole = bool(rec is not None and rec.dense_grad)
+        c.stash_plan, c.stash_version = c.plan, (g._version if c.stash is not None else None)
 
 class LayerCompute:
     "How one masked `Linear` computes: `mode`, the `SparsePlan` of its current mask, and `'auto'`'s choice per batch size"
@@ -147,13 +158,7 @@ class LayerCompute:
 
     def keep_grad(self, m:nn.Module):
         "A hook keeping the weight's gradient after each backward, so that the next one can write into it"
-        rec = _records(m).get('weight')
-        def hook(p):
-            g = p.grad
-            self.stash = g if g is not None and g.layout == torch.strided else None
-            self.stash_whole = bool(rec is not None and rec.dense_grad)
-            self.stash_plan, self.stash_version = self.plan, (g._version if self.stash is not None else None)
-        return hook
+        return _KeepGrad(m)
 
     def __getstate__(self):                      # plans and buffers are rebuilt: a copy starts afresh
         return {**LayerCompute('auto').__dict__, 'mode': self.mode, 'min_sparsity': self.min_sparsity, 'said': self.said}
@@ -337,7 +342,7 @@ def set_compute(model:nn.Module, compute:str='sparse', min_sparsity:float=0.5) -
         if compute == 'dense' or _eligible(s) is not None: continue
         c = m._fastsparse_compute = LayerCompute(compute, float(min_sparsity), said)
         c.single_user = len(s.users) == 1
-        m.forward = types.MethodType(_sparse_forward, m)
+        m.forward = functools.partial(_sparse_forward, m)      # picklable (a bound method of a function it does not own is not)
         if m.weight.requires_grad: c.handle = m.weight.register_post_accumulate_grad_hook(c.keep_grad(m))
     return compute_report(model)
 

@@ -7,6 +7,7 @@ Docs: https://fastsparse.github.io/fastsparse/core.hooks.html.md"""
 # %% ../../nbs/02b_core.hooks.ipynb #d19be6dd
 from __future__ import annotations
 from fastcore.basics import store_attr
+import sys
 import torch, torch.nn as nn
 from ..ops.masks import mask_, unpack_mask
 from ..ops.spmm import _DATA_TAKEN
@@ -66,21 +67,42 @@ def _allow_foreach(cls):
 _allow_foreach(MaskedParameter)
 
 # %% ../../nbs/02b_core.hooks.ipynb #9ede44e0
-def _enforce_hook(sites):
-    "Forward pre-hook applying the masks of `sites` when a weight or mask changed since it was last applied"
-    refs = [(s.owner._parameters, s.pname, s.owner._buffers, s.pname + '_mask') for s in sites]
-    recs = [(_records(s.owner), s.pname) for s in sites]
-    seen = [None] * len(refs)
+class _EnforceHook:
+    """Forward pre-hook applying the masks of `sites` when a weight or mask changed since it was last applied. It names
+    its layers, not their tensors: a copy of the model (`copy.deepcopy`, pickling, `torch.save(model)`) gets a hook
+    of its own layers, which also gives the copy's weights the gradient hooks a copy of a parameter does not carry"""
+    _fastsparse = True       # so that `remove_sparse_hooks` can find it
+    def __init__(self, sites): self.targets, self.refs, self.copied = [(s.owner, s.pname) for s in sites], None, False
+    def __getstate__(self): return {'targets': self.targets}
+    def __setstate__(self, d): self.targets, self.refs, self.copied = d['targets'], None, True
+
+    def _setup(self):
+        "The layers' tensors looked up (at the first call: a copy's modules are complete by then), and their gradient hooks"
+        self.refs = [(o._parameters, p, o._buffers, p + '_mask') for o, p in self.targets]
+        self.recs = [(_records(o), p) for o, p in self.targets]
+        self.seen = [None] * len(self.refs)
+        if not self.copied: return                           # the original's weights got theirs with it
+        dt = sys.modules.get('torch.distributed.tensor')     # FSDP2's sharded weights: their driver masks them (never imported here)
+        for o, p in self.targets:
+            w, m = o._parameters[p], o._buffers.get(p + '_mask', o._buffers.get(p + '_mask_bits'))
+            if (dt is not None and isinstance(w, dt.DTensor)) or type(m) is not torch.Tensor: continue
+            if w.requires_grad and not any(getattr(h, '_fastsparse', False) for h in (w._post_accumulate_grad_hooks or {}).values()):
+                w.register_post_accumulate_grad_hook(_GradHook(o, p))      # a copied weight: its hook was not copied
+
+    @staticmethod
     def current(params, pname, buffers, mname):
         "(weight, mask buffer as stored, the key that says whether they changed)"
         w, m = params[pname], buffers.get(mname)
         if m is None: m = buffers[mname + '_bits']                # a packed mask
         return w, m, (w._version, m._version, m.data_ptr() if type(m) is torch.Tensor else id(m))
-    def hook(module, args):
+
+    def __call__(self, module, args):
         # Compiled code skips it (a data pointer cannot be traced): there the drivers apply the masks after each step
         if torch.compiler.is_compiling(): return
-        for i, ref in enumerate(refs):
-            w, m, key = current(*ref)
+        if self.refs is None: self._setup()
+        seen, recs = self.seen, self.recs
+        for i, ref in enumerate(self.refs):
+            w, m, key = self.current(*ref)
             if type(m) is not torch.Tensor: continue          # the shard of a sharded weight's mask: the drivers apply it after each step
             d = w.__dict__
             if key != seen[i] or d.get(_DIRTY):                # changed in place, or written through `.data`
@@ -88,12 +110,17 @@ def _enforce_hook(sites):
                     if m.dtype == torch.bool: _mask_grad_(w.data, m, recs[i][0].get(recs[i][1]), make=False)
                     else: mask_(w.data, unpack_mask(m, w.shape))
                 seen[i], d[_DIRTY] = key, False
-    def mark():
+
+    def mark(self):
         "Take the masks as applied now (the caller knows every masked weight is zero): the next forward skips them"
-        for i, ref in enumerate(refs):
-            w, _, seen[i] = current(*ref); w.__dict__[_DIRTY] = False
-    hook._fastsparse, hook.mark = True, mark    # `_fastsparse`: so that `remove_sparse_hooks` can find it
-    return hook
+        if self.refs is None: self._setup()
+        for i, ref in enumerate(self.refs):
+            w, _, self.seen[i] = self.current(*ref); w.__dict__[_DIRTY] = False
+
+def _enforce_hook(sites) -> _EnforceHook:
+    "Forward pre-hook applying the masks of `sites` when a weight or mask changed since it was last applied"
+    return _EnforceHook(sites)
+
 
 # %% ../../nbs/02b_core.hooks.ipynb #0d0994b8
 def _mask_grad_(g:torch.Tensor, m:torch.Tensor, rec=None, make:bool=True) -> torch.Tensor:
@@ -110,22 +137,30 @@ def _mask_grad_(g:torch.Tensor, m:torch.Tensor, rec=None, make:bool=True) -> tor
         hit = rec._fmask = (m, m._version, f)
     return g.mul_(hit[2])
 
-def _grad_hook(site):
-    "Post-accumulate-grad hook masking the gradient of `site` (it runs every backward pass: kept lean)"
-    buffers, name, recs, pname = site.owner._buffers, site.pname + '_mask', _records(site.owner), site.pname
-    def hook(p):
+class _GradHook:
+    "Post-accumulate-grad hook masking the gradient of the weight `pname` of `owner` (it runs every backward pass: kept lean); picklable, and a copy of the model gets its own"
+    _fastsparse = True       # so that `remove_sparse_hooks` can find it
+    def __init__(self, owner, pname): self.owner, self.pname, self.ready = owner, pname, False
+    def __getstate__(self): return {'owner': self.owner, 'pname': self.pname}
+    def __setstate__(self, d): self.owner, self.pname, self.ready = d['owner'], d['pname'], False
+
+    def __call__(self, p):
         g = p.grad
         if g is None: return
-        rec = recs.get(pname)
+        if not self.ready: self.buffers, self.recs, self.name, self.ready = self.owner._buffers, _records(self.owner), self.pname + '_mask', True
+        rec = self.recs.get(self.pname)
         if rec is not None:
             if rec.dense_grad: return
             d = rec.__dict__          # the sparse products wrote it and no dense product added to it: zero outside the mask
             if d.pop('grad_clean', False) and not d.pop('grad_dirty', False): return
-        m = buffers.get(name)
-        if m is None: mask_(g, unpack_mask(buffers[name + '_bits'], g.shape))   # packed: unpacked every time
+        m = self.buffers.get(self.name)
+        if m is None: mask_(g, unpack_mask(self.buffers[self.name + '_bits'], g.shape))   # packed: unpacked every time
         else: _mask_grad_(g, m, rec)
-    hook._fastsparse = True                     # so that `remove_sparse_hooks` can find it
-    return hook
+
+def _grad_hook(site) -> _GradHook:
+    "Post-accumulate-grad hook masking the gradient of `site`"
+    return _GradHook(site.owner, site.pname)
+
 
 # %% ../../nbs/02b_core.hooks.ipynb #f21e31f0
 def enforce_masks(sites:list, enforce_mask:bool=True) -> SparseHooks:
