@@ -212,6 +212,23 @@ def _images(n_train:int, n_valid:int, seed:int):
     return name, (t(xt)[it].reshape(len(it), -1), torch.as_tensor(np.asarray(yt))[it].long()), \
         (t(xv)[:n_valid].reshape(-1, 784), torch.as_tensor(np.asarray(yv))[:n_valid].long())
 
+def _epochs(runs:dict, X, Y, bs:int, epochs:int, seed:int) -> dict:
+    """Train each of `runs` ({name: (model, optimizer)}) for `epochs` on (X, Y), the runs taking turns epoch by epoch in
+    a random order; {name: [each epoch's time over its steps]} (mask updates and index rebuilds counted)"""
+    times = {v: [] for v in runs}
+    for ep in range(epochs):
+        order = torch.randperm(len(X), generator=torch.Generator().manual_seed(seed * 100 + ep))
+        for v in random.Random(ep).sample(list(runs), len(runs)):
+            net, opt = runs[v]; net.train()
+            t, n = 0., 0
+            for i in range(0, len(X) - bs + 1, bs):
+                j = order[i:i + bs]
+                t0 = time.perf_counter()
+                F.cross_entropy(net(X[j]), Y[j]).backward(); opt.step(); opt.zero_grad()
+                t += time.perf_counter() - t0; n += 1
+            times[v].append(t / n)
+    return times
+
 E2E_RUNS = ('dense', 'rigl/dense', 'rigl/sparse', 'rigl/compact', 'rigl-sum4/sparse', 'rigl-sum4/compact',
             'rigl-step/dense', 'rigl-step/sparse', 'rigl-step/compact', 'srigl/dense', 'srigl/sparse', 'srigl/compact',
             'srigl-sum4/sparse', 'srigl-sum4/compact', 'srigl-step/sparse', 'srigl-step/compact')
@@ -237,18 +254,7 @@ def e2e_section(a) -> str:
                 opt = sparse_optimizer(m.split('-')[0], net, opt, 0.9, distribution='erk', total_steps=steps, every=a.every,
                                        compute='sparse' if c == 'compact' else c, compact=c == 'compact', **kw)
             runs[v] = (net, opt)
-        times = {v: [] for v in runs}           # each epoch's time over its steps: mask updates and rebuilds counted
-        for ep in range(epochs):
-            order = torch.randperm(len(X), generator=torch.Generator().manual_seed(seed * 100 + ep))
-            for v in random.Random(ep).sample(list(runs), len(runs)):          # the variants take turns, epoch by epoch
-                net, opt = runs[v]
-                t, n = 0., 0
-                for i in range(0, len(X) - bs + 1, bs):
-                    j = order[i:i + bs]
-                    t0 = time.perf_counter()
-                    F.cross_entropy(net(X[j]), Y[j]).backward(); opt.step(); opt.zero_grad()
-                    t += time.perf_counter() - t0; n += 1
-                times[v].append(t / n)
+        times = _epochs(runs, X, Y, bs, epochs, seed)
         for v, (net, opt) in runs.items():
             with torch.no_grad(): acc = float((net(Xv).argmax(1) == Yv).float().mean())
             rows.setdefault(v, []).append(statistics.median(times[v])); accs.setdefault(v, []).append(acc)
@@ -295,18 +301,7 @@ def e2e_cnn_section(a) -> str:
                 opt = sparse_optimizer('rigl', net, opt, 0.9, distribution='erk', total_steps=steps, every=a.every, compute=c,
                                        **(dict(growth_gradient='step') if m.endswith('-step') else {}))
             runs[v] = (net, opt)
-        times = {v: [] for v in runs}
-        for ep in range(epochs):
-            order = torch.randperm(len(X), generator=torch.Generator().manual_seed(seed * 100 + ep))
-            for v in random.Random(ep).sample(list(runs), len(runs)):          # the variants take turns, epoch by epoch
-                net, opt = runs[v]; net.train()
-                t, n = 0., 0
-                for i in range(0, len(X) - bs + 1, bs):
-                    j = order[i:i + bs]
-                    t0 = time.perf_counter()
-                    F.cross_entropy(net(X[j]), Y[j]).backward(); opt.step(); opt.zero_grad()
-                    t += time.perf_counter() - t0; n += 1
-                times[v].append(t / n)
+        times = _epochs(runs, X, Y, bs, epochs, seed)
         for v, (net, opt) in runs.items():
             net.eval()
             with torch.no_grad(): acc = float((net(Xv).argmax(1) == Yv).float().mean())

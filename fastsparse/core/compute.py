@@ -6,7 +6,7 @@ Docs: https://fastsparse.github.io/fastsparse/core.compute.html.md"""
 
 # %% ../../nbs/02i_core.compute.ipynb #18afc66b
 from __future__ import annotations
-import contextlib, functools, statistics, sys, time, types, warnings
+import contextlib, functools, statistics, sys, time, warnings
 import torch, torch.nn as nn, torch.nn.functional as F
 import pandas as pd
 from ..ops import spmm, semi24, conv, bsr
