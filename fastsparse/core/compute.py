@@ -61,6 +61,7 @@ class LayerCompute:
         self.sink = None         # a `CompactGrad` when the optimizer state is kept compact (`loop.compact`): the gradient goes there
         self.bplan = self.bkey = None     # on a GPU, a block mask's `bsr.BlockPlan` (and the mask it was made of)
         self.bsr_failed = {}     # (device, dtype): why PyTorch's block-sparse products failed there (a probe at first use)
+        self.traced_dense = False  # traced by `torch.compile` where its graph may not break: dense in that compiled code
 
     def mask_buffer(self, m:nn.Module):
         b = m._buffers
@@ -238,7 +239,6 @@ def _conv(m:nn.Conv2d, x:torch.Tensor, weight:torch.Tensor, bias, plan, dense_gr
 
 def _why_dense(m:nn.Module, x:torch.Tensor) -> str|None:
     "Why `m` computes densely on `x` now (None: it can compute sparse)"
-    if torch.compiler.is_compiling(): return 'traced by torch.compile'
     mb = m._buffers.get('weight_mask', m._buffers.get('weight_mask_bits'))
     if is_sharded(m.weight) or is_sharded(mb):       # FSDP2: the gathered weight's mask is still a shard
         return 'its weight is sharded (fully_shard): computed densely on the gathered weight'
@@ -276,15 +276,40 @@ def _gpu_forward(m:nn.Module, x:torch.Tensor) -> torch.Tensor:
     with torch.autocast('cuda', enabled=False):
         return road(x.to(d), w.to(d), b.to(d) if b is not None else None)
 
+_UNTRACED = None    # `_forward` behind `torch.compiler.disable`, made when `torch.compile` first meets a layer (Dynamo's import costs a second)
+
+def _breaks_allowed() -> bool:
+    """While `torch.compile` traces a layer computing sparse: whether its graph may break there (not under `fullgraph=True`,
+    `torch.export` or `error_on_graph_break`). Dynamo runs it as Python at trace time and keeps the answer as a constant"""
+    global _UNTRACED
+    try:
+        from torch._dynamo.symbolic_convert import InstructionTranslator
+        tx = InstructionTranslator.current_tx()
+        ok = not (tx.one_graph or getattr(tx, 'error_on_graph_break', False) or torch.compiler.is_exporting())
+    except Exception: return False          # a torch whose tracer differs: traced densely
+    if ok and _UNTRACED is None: _UNTRACED = torch.compiler.disable(_forward, recursive=True)
+    return ok
+_breaks_allowed._dynamo_marked_constant = True    # what `torch._dynamo.assume_constant_result` sets (without importing Dynamo)
+
 def _sparse_forward(self, x):
-    "The forward of a masked `Linear` (or `Conv1D`, `Conv2d`) under `set_compute`: over the active weights when it can and should, else its own"
+    """The forward of a masked `Linear` (or `Conv1D`, `Conv2d`) under `set_compute`: over the active weights when it can
+    and should, else its own. Traced by `torch.compile`, the layer runs eagerly between compiled graphs (a graph break),
+    or, where the graph may not break (`fullgraph=True`, `torch.export`), is traced as its own dense forward"""
+    if torch.compiler.is_compiling():
+        if _breaks_allowed(): return _UNTRACED(self, x)
+        self._fastsparse_compute.traced_dense = True            # the report says so
+        return type(self).forward(self, x)
+    return _forward(self, x)
+
+def _forward(self, x):
+    "`_sparse_forward` in eager mode"
     c, rec = self._fastsparse_compute, _records(self).get('weight')
     # the gradient hook skips masking a gradient that the sparse products wrote (`grad_clean`) only if no dense product
     # adds to it (`grad_dirty`: a layer called twice, each way); a flag of a backward that filled no `.grad`
     # (`torch.autograd.grad`) goes with the next forward
     if rec is not None: rec.__dict__.pop('grad_clean', None)
     why = _why_dense(self, x) if c.mode != 'dense' else 'dense'
-    if why is not None and why != c.why and c.mode != 'dense' and why != 'traced by torch.compile':
+    if why is not None and why != c.why and c.mode != 'dense':
         c.why = why                                             # the report's reason for this layer
         if why not in c.said:                                   # said once per model and reason, not per layer
             c.said.add(why)
@@ -347,6 +372,9 @@ def set_compute(model:nn.Module, compute:str='sparse', min_sparsity:float=0.5) -
     return compute_report(model)
 
 # %% ../../nbs/02i_core.compute.ipynb #5209af29
+_TRACED = ('dense in code compiled with fullgraph=True or exported (graph breaks were not allowed there); torch.compile '
+           'without fullgraph runs the layer eagerly between graphs, sparse')
+
 def compute_report(model:nn.Module) -> pd.DataFrame:
     "How each masked weight of `model` computes: the mode asked, and for `'auto'` the choice per batch size with its speed-up"
     rows = []
@@ -356,9 +384,10 @@ def compute_report(model:nn.Module) -> pd.DataFrame:
         note = (why or 'dense compute (the default)') if c is None else \
                ('; '.join([f"batch {b}: {k} ({r:.2f}x dense)" for b, (k, r) in sorted(c.choice.items())] +
                           [f"batch {b}, forward only: {k} ({r:.2f}x dense)" for b, (k, r) in sorted(c.fchoice.items())] +
-                          ([f"computed densely: {c.why}"] if c.why else [])) or 'not timed yet')\
+                          ([f"computed densely: {c.why}"] if c.why else []) + ([_TRACED] if c.traced_dense else [])) or 'not timed yet')\
                if mode == 'auto' else (f"over the active weights while at least {c.min_sparsity:g} sparse on the CPU (float32 or "
-                                       "float64, no autocast); on a GPU, the forward by 2:4 sparse matmuls where the mask is 2:4, the forward and input gradient by block-sparse products where it is made of square blocks" + (f"; computed densely: {c.why}" if c.why else ''))
+                                       "float64, no autocast); on a GPU, the forward by 2:4 sparse matmuls where the mask is 2:4, the forward and input gradient by block-sparse products where it is made of square blocks" + (f"; computed densely: {c.why}" if c.why else '')
+                                       + (f"; {_TRACED}" if c.traced_dense else ''))
         sp = 1 - int(s.mask.count_nonzero()) / s.mask.numel()
         if c is not None and mode != 'dense' and sp < c.min_sparsity and s.weight.device.type != 'cuda':
             note = f"dense: {sp:.2g} sparse, under min_sparsity={c.min_sparsity:g} (sparse products would not pay)"
