@@ -6,13 +6,13 @@ Docs: https://fastsparse.github.io/fastsparse/core.compute.html.md"""
 
 # %% ../../nbs/02i_core.compute.ipynb #18afc66b
 from __future__ import annotations
-import contextlib, functools, statistics, sys, time, warnings
+import contextlib, functools, math, statistics, sys, time, warnings
 import torch, torch.nn as nn, torch.nn.functional as F
 import pandas as pd
 from ..ops import spmm, semi24, conv, bsr
 from ..ops.masks import unpack_mask
 from .sites import TransformersConv1D, masked_sites, _records
-from .distributed import is_sharded
+from .distributed import is_sharded, world_size
 
 # %% auto #0
 __all__ = ['COMPUTE_MODES', 'LayerCompute', 'set_compute', 'compute_report']
@@ -127,7 +127,12 @@ class LayerCompute:
         # a batch no backward will follow (evaluation under `no_grad`, a frozen layer on a frozen input) is timed forward only
         grads = torch.is_grad_enabled() and (x2.requires_grad or any(p is not None and p.requires_grad for p in (m.weight, m.bias)))
         choice = self.choice if grads else self.fchoice
-        if b not in choice: choice[b] = _time_both(m, x2, plan, backward=grads)
+        if b not in choice:
+            k, r = _time_both(m, x2, plan, backward=grads)
+            # a training batch under a process group: every process takes the same road (the compact gradients'
+            # all-reduce needs it); an evaluation batch, which may run on one process alone, decides by its own timing
+            if grads and world_size() > 1: r = _agreed(r, m.weight.device); k = 'sparse' if r > 1 else 'dense'
+            choice[b] = (k, r)
         return choice[b][0]
 
     def grad_buffer(self, m:nn.Module):
@@ -213,6 +218,14 @@ def _time_both(m:nn.Module, x2:torch.Tensor, plan, rounds:int=5, backward:bool=T
     return ('sparse' if s < d else 'dense'), d / s
 
 # %% ../../nbs/02i_core.compute.ipynb #909ec75e
+def _agreed(ratio:float, dev:torch.device) -> float:
+    """`'auto'`'s speed-up `ratio` (dense time / sparse time) as every process of the default group agrees it: the
+    geometric mean of theirs, by one all-reduce (each process timed on its own, and a loaded machine may disagree)"""
+    import torch.distributed as dist
+    t = torch.tensor([math.log(max(ratio, 1e-12))], dtype=torch.float64, device=dev if dist.get_backend() == 'nccl' else 'cpu')
+    dist.all_reduce(t)
+    return math.exp(float(t) / world_size())
+
 def _compute_dtype(m:nn.Module):
     "The dtype a CUDA layer computes in: autocast's while it is on, else its weight's"
     return torch.get_autocast_dtype('cuda') if torch.is_autocast_enabled('cuda') else m.weight.dtype
