@@ -61,7 +61,7 @@ class LayerCompute:
         self.sink = None         # a `CompactGrad` when the optimizer state is kept compact (`loop.compact`): the gradient goes there
         self.bplan = self.bkey = None     # on a GPU, a block mask's `bsr.BlockPlan` (and the mask it was made of)
         self.bsr_failed = {}     # (device, dtype): why PyTorch's block-sparse products failed there (a probe at first use)
-        self.traced_dense = False  # traced by `torch.compile` where its graph may not break: dense in that compiled code
+        self.traced_dense = False  # traced where the sparse products cannot be (`fullgraph=True`, `torch.export`, `torch.jit.trace`): dense there
 
     def mask_buffer(self, m:nn.Module):
         b = m._buffers
@@ -307,10 +307,14 @@ _breaks_allowed._dynamo_marked_constant = True    # what `torch._dynamo.assume_c
 def _sparse_forward(self, x):
     """The forward of a masked `Linear` (or `Conv1D`, `Conv2d`) under `set_compute`: over the active weights when it can
     and should, else its own. Traced by `torch.compile`, the layer runs eagerly between compiled graphs (a graph break),
-    or, where the graph may not break (`fullgraph=True`, `torch.export`), is traced as its own dense forward"""
+    or, where the graph may not break (`fullgraph=True`, `torch.export`), is traced as its own dense forward, as it is by
+    `torch.jit.trace`"""
     if torch.compiler.is_compiling():
         if _breaks_allowed(): return _UNTRACED(self, x)
         self._fastsparse_compute.traced_dense = True            # the report says so
+        return type(self).forward(self, x)
+    if torch.jit.is_tracing():                                  # `torch.jit.trace` records PyTorch's operations only
+        self._fastsparse_compute.traced_dense = True
         return type(self).forward(self, x)
     return _forward(self, x)
 
@@ -385,8 +389,8 @@ def set_compute(model:nn.Module, compute:str='sparse', min_sparsity:float=0.5) -
     return compute_report(model)
 
 # %% ../../nbs/02i_core.compute.ipynb #5209af29
-_TRACED = ('dense in code compiled with fullgraph=True or exported (graph breaks were not allowed there); torch.compile '
-           'without fullgraph runs the layer eagerly between graphs, sparse')
+_TRACED = ('dense in traced code (torch.compile with fullgraph=True, torch.export, torch.jit.trace: the sparse products are '
+           'not operations they can record); torch.compile without fullgraph runs the layer eagerly between graphs, sparse')
 
 def compute_report(model:nn.Module) -> pd.DataFrame:
     "How each masked weight of `model` computes: the mode asked, and for `'auto'` the choice per batch size with its speed-up"

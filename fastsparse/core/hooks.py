@@ -97,8 +97,9 @@ class _EnforceHook:
         return w, m, (w._version, m._version, m.data_ptr() if type(m) is torch.Tensor else id(m))
 
     def __call__(self, module, args):
-        # Compiled code skips it (a data pointer cannot be traced): there the drivers apply the masks after each step
-        if torch.compiler.is_compiling(): return
+        # Compiled and traced code skip it (a data pointer cannot be traced, and `torch.jit.trace` would record the
+        # masking as part of the model): there the drivers apply the masks after each step
+        if torch.compiler.is_compiling() or torch.jit.is_tracing(): return
         if self.refs is None: self._setup()
         seen, recs = self.seen, self.recs
         for i, ref in enumerate(self.refs):
