@@ -21,7 +21,7 @@ from .sites import DEFAULT_SPARSE_TYPES, masked_sites, SparseRecord, _computed, 
 
 # %% auto #0
 __all__ = ['sparse_init_', 'init_kaiming_normal_sparse_', 'sparsify_model', 'unsparsify_model', 'pack_masks_', 'unpack_masks_',
-           'apply_masks', 'mask_grads_']
+           'apply_masks', 'mask_grads_', 'copy_masks_']
 
 # %% ../../nbs/02c_core.sparsify.ipynb #f7272b8c
 _INIT_MODES = ('scale', 'fan_in', 'fan_out', 'fan_in_out')
@@ -270,3 +270,27 @@ def mask_grads_(sites:list) -> None:
             if g is None: continue
             if s.packed: mask_(g, s.mask)
             else: _mask_grad_(g, s.mask_buffer, s.record)   # as the gradient hook does
+
+# %% ../../nbs/02c_core.sparsify.ipynb #4f752580
+_WRAPPERS = ('module.', '_orig_mod.')   # what DDP, AveragedModel, timm's ModelEma and torch.compile put before the names
+
+def _bare(name:str) -> str:
+    while name.startswith(_WRAPPERS): name = name.split('.', 1)[1]
+    return name
+
+def copy_masks_(dst, src) -> list:
+    """Give each masked weight of `dst` (a model, or a wrapper of one: an EMA, DDP, a compiled model) the mask of the
+    weight of the same name in `src`, and zero its weights off the mask; returns `dst`'s sites. Checked before anything
+    is written: every masked weight of `dst` needs one of the same name and shape in `src`"""
+    d, s = masked_sites(_get_model(dst)), {_bare(x.name): x for x in masked_sites(_get_model(src))}
+    for x in d:
+        y = s.get(_bare(x.name))
+        if y is None:
+            raise ValueError(f"copy_masks_: {src.__class__.__name__} has no masked weight named {_bare(x.name)!r} (the masked "
+                             f"weights of dst: {', '.join(_bare(z.name) for z in d)}): give the model dst was copied from")
+        if y.weight.shape != x.weight.shape:
+            raise ValueError(f"copy_masks_: {_bare(x.name)} is {tuple(x.weight.shape)} in dst but {tuple(y.weight.shape)} in src")
+    with torch.no_grad():
+        for x in d: x.set_mask_(s[_bare(x.name)].mask.to(x.mask_buffer.device))
+    apply_masks(d)
+    return d
