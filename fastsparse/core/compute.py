@@ -250,9 +250,12 @@ def _conv(m:nn.Conv2d, x:torch.Tensor, weight:torch.Tensor, bias, plan, dense_gr
         return _conv1x1(x, weight, bias, plan, dense_grad, grad_buffer, grad_sink, wnode, m.stride)
     return conv.sparse_conv2d(x, weight, bias, plan, m.stride, pad, m.dilation, dense_grad, grad_buffer, grad_sink, wnode)
 
+_wrapped = getattr(torch._C._functorch, 'is_functorch_wrapped_tensor', lambda t: False)   # a tensor of a torch.func transform
+
 def _why_dense(m:nn.Module, x:torch.Tensor) -> str|None:
     "Why `m` computes densely on `x` now (None: it can compute sparse)"
     mb = m._buffers.get('weight_mask', m._buffers.get('weight_mask_bits'))
+    if _wrapped(x) or _wrapped(m.weight): return 'inside a torch.func transform (grad, vmap, jacrev: the sparse products have no rule for them)'
     if is_sharded(m.weight) or is_sharded(mb):       # FSDP2: the gathered weight's mask is still a shard
         return 'its weight is sharded (fully_shard): computed densely on the gathered weight'
     if isinstance(m, nn.Conv2d):
