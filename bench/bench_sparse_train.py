@@ -36,6 +36,8 @@
 - `cuda`: on a CUDA GPU, 2:4-masked `Linear`s in bfloat16 (8192x8192 and 4096x4096, batch 4096) and a 90% block-sparse
   one (32x32 blocks, 4096x4096): forward and forward+backward under `set_compute(lin, 'sparse')` (2:4 sparse matmuls,
   or block-sparse products) against dense.
+- `compile`: the wide MLP's training step (RigL at 90% ERK between updates) with `compute='sparse'`, eager and under
+  `torch.compile` (Inductor: the sparse layers run eagerly between its graphs), against the dense model eager and compiled.
 """
 import argparse, os, platform, random, statistics, sys, time
 from pathlib import Path
@@ -556,7 +558,46 @@ def cuda_section(a) -> str:
         print(out[-1], flush=True)
     return "\n".join(out + [""])
 
-SECTIONS = dict(layer=layer_section, step=step_section, e2e=e2e_section, overhead=overhead_section, conv=conv_section, conv3=conv3_section, e2e_cnn=e2e_cnn_section, cuda=cuda_section)
+COMPILE_RUNS = ('dense', 'dense/compiled', 'sparse', 'sparse/compiled')
+
+def compile_section(a) -> str:
+    "The wide MLP's training step under torch.compile (Inductor): sparse compute runs eagerly between the compiled graphs"
+    import logging
+    from fastsparse.loop.optim import sparse_optimizer
+    set_threads(a.threads[0])
+    torch._logging.set_logs(dynamo=logging.ERROR)
+    sizes = (64, 128, 128, 10) if a.quick else (784, 4096, 4096, 10)
+    bs = 16 if a.quick else 128
+    g = torch.Generator().manual_seed(0)
+    X, Y = torch.randn(bs, sizes[0], generator=g), torch.randint(0, sizes[-1], (bs,), generator=g)
+    fns, warm = {}, {}
+    for v in COMPILE_RUNS:
+        torch.manual_seed(0)
+        net = nn.Sequential(nn.Linear(sizes[0], sizes[1]), nn.ReLU(), nn.Linear(sizes[1], sizes[2]), nn.ReLU(), nn.Linear(sizes[2], sizes[3]))
+        opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
+        if not v.startswith('dense'):     # RigL between updates, the step's gradient for growth: no update while timed
+            opt = sparse_optimizer('rigl', net, opt, 0.9, distribution='erk', total_steps=10 ** 6, every=10 ** 5,
+                                   growth_gradient='step', compute='sparse')
+        f = torch.compile(net) if v.endswith('/compiled') else net
+        def step(f=f, opt=opt):
+            F.cross_entropy(f(X), Y).backward(); opt.step(); opt.zero_grad()
+        t = time.perf_counter(); step(); warm[v] = time.perf_counter() - t     # the compile, for the compiled runs
+        fns[v] = step
+    ts = interleaved(fns, a.repeats)
+    out = ["## Under torch.compile", "",
+           f"`python bench/bench_sparse_train.py --sections compile --threads {a.threads[0]} --repeats {a.repeats}` on "
+           f"{platform.processor() or platform.machine()} ({os.cpu_count()} cores), torch {torch.__version__}, {time.strftime('%Y-%m-%d')}: the "
+           f"{'-'.join(map(str, sizes))} MLP at batch {bs}, one training step (forward, backward, SGD with momentum); "
+           "*sparse*: RigL at 90% ERK between updates with `compute='sparse'`; *compiled*: `torch.compile(model)` (Inductor), "
+           f"the sparse layers running eagerly between its graphs; {a.threads[0]} thread(s). Speed-up over the eager dense "
+           "step (median [interquartile range] over the rounds).", "",
+           "| run | ms per step | speed-up over eager dense | first step (compile) s |", "|---|---|---|---|"]
+    for v in COMPILE_RUNS:
+        out.append(f"| {v} | {statistics.median(ts[v]) * 1e3:.1f} | {ratio(ts, v)} | {warm[v]:.1f} |")
+        print(out[-1], flush=True)
+    return "\n".join(out + [""])
+
+SECTIONS = dict(layer=layer_section, step=step_section, e2e=e2e_section, overhead=overhead_section, conv=conv_section, conv3=conv3_section, e2e_cnn=e2e_cnn_section, cuda=cuda_section, compile=compile_section)
 
 def main(argv=None):
     p = argparse.ArgumentParser('bench_sparse_train.py', description=__doc__.split('\n')[0])
