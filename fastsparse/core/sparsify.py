@@ -14,7 +14,7 @@ from fastcore.basics import listify
 from ..ops.masks import mask_, pack_mask, sparse_mask_like
 from ..sparsity.patterns import get_pattern
 from ..sparsity.distributions import get_distribution, uniform_sparsity, _check_sparsity
-from .hooks import enforce_masks, SparseHooks, _get_model, _mask_grad_
+from .hooks import enforce_masks, SparseHooks, _get_model, _mask_grad_, remove_sparse_hooks
 from .compute import COMPUTE_MODES, set_compute
 from .distributed import is_sharded, sync_sites_, unsharded
 from .sites import DEFAULT_SPARSE_TYPES, masked_sites, SparseRecord, _computed, _DENSE, _HEAD_DENSE, _plan, _records
@@ -225,9 +225,12 @@ def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, 
 
 # %% ../../nbs/02c_core.sparsify.ipynb #b7ceb943
 def unsparsify_model(model):
-    "Delete the mask buffers of `model` (remove its hooks first); the weights keep their zeros"
+    "Delete the mask buffers of `model` and its fastsparse hooks, which read them; the weights keep their zeros, and layers computing sparse compute densely again"
     model = _get_model(model)
-    for s in masked_sites(model):
+    sites = masked_sites(model)
+    if any('_fastsparse_compute' in s.owner.__dict__ for s in sites): set_compute(model, 'dense')   # their forward reads the masks
+    remove_sparse_hooks(model)
+    for s in sites:
         delattr(s.owner, s._mask_key); _records(s.owner).pop(s.pname, None)
     model.__dict__.pop(_DENSE, None)
 
