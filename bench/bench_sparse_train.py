@@ -36,6 +36,8 @@
 - `cuda`: on a CUDA GPU, 2:4-masked `Linear`s in bfloat16 (8192x8192 and 4096x4096, batch 4096) and a 90% block-sparse
   one (32x32 blocks, 4096x4096): forward and forward+backward under `set_compute(lin, 'sparse')` (2:4 sparse matmuls,
   or block-sparse products) against dense.
+- `e2e_gpt2`: a GPT-2 built from its transformers config, RigL at 90% ERK with dense, sparse, compact and `'auto'`
+  compute against the dense model: the training step with AdamW.
 - `compile`: the wide MLP's training step (RigL at 90% ERK between updates) with `compute='sparse'`, eager and under
   `torch.compile` (Inductor: the sparse layers run eagerly between its graphs), against the dense model eager and compiled.
 """
@@ -597,7 +599,51 @@ def compile_section(a) -> str:
         print(out[-1], flush=True)
     return "\n".join(out + [""])
 
-SECTIONS = dict(layer=layer_section, step=step_section, e2e=e2e_section, overhead=overhead_section, conv=conv_section, conv3=conv3_section, e2e_cnn=e2e_cnn_section, cuda=cuda_section, compile=compile_section)
+GPT_RUNS = ('dense', 'rigl/dense', 'rigl/sparse', 'rigl/compact', 'rigl/auto')
+
+def e2e_gpt2_section(a) -> str:
+    "A GPT-2 built from its config (transformers), RigL at 90% ERK: the training step against dense, AdamW"
+    from transformers import GPT2Config, GPT2LMHeadModel
+    from transformers.utils import logging as hf_logging
+    from fastsparse.loop.optim import sparse_optimizer
+    from fastsparse.core.compute import compute_report
+    hf_logging.set_verbosity_error()
+    set_threads(a.threads[0])
+    n_layer, width, vocab, seq, bs = (2, 64, 100, 16, 2) if a.quick else (4, 512, 2000, 128, 8)
+    cfg = GPT2Config(n_layer=n_layer, n_embd=width, n_head=8, vocab_size=vocab, n_positions=seq, attn_pdrop=0., resid_pdrop=0.,
+                     embd_pdrop=0., bos_token_id=0, eos_token_id=0)
+    ids = torch.randint(0, vocab, (bs, seq), generator=torch.Generator().manual_seed(0))
+    fns, models = {}, {}
+    for v in GPT_RUNS:
+        torch.manual_seed(0)
+        m = GPT2LMHeadModel(cfg)
+        opt = torch.optim.AdamW(m.parameters(), lr=1e-4)
+        if v != 'dense':       # between updates, growth by the update step's gradient: no update while timed
+            c = v.split('/')[1]
+            opt = sparse_optimizer('rigl', m, opt, 0.9, distribution='erk', total_steps=10 ** 6, every=10 ** 5,
+                                   growth_gradient='step', compute='sparse' if c == 'compact' else c, compact=c == 'compact')
+        def step(m=m, opt=opt):
+            m(ids, labels=ids).loss.backward(); opt.step(); opt.zero_grad()
+        step()                 # 'auto' times its layers here
+        fns[v], models[v] = step, m
+    ts = interleaved(fns, a.repeats)
+    rep = compute_report(models['rigl/auto'])
+    n_sp = int(rep.note.str.contains(': sparse').sum())
+    out = ["## End to end: GPT-2 from its config, RigL at 90% ERK", "",
+           f"`python bench/bench_sparse_train.py --sections e2e_gpt2 --threads {a.threads[0]} --repeats {a.repeats}` on "
+           f"{platform.processor() or platform.machine()} ({os.cpu_count()} cores), torch {torch.__version__}, "
+           f"{time.strftime('%Y-%m-%d')}: `GPT2LMHeadModel` ({n_layer} blocks, width {width}, vocabulary {vocab}), batch "
+           f"{bs} x {seq} tokens, AdamW; one training step (forward, backward, step) between RigL's updates "
+           f"(`growth_gradient='step'`); its {len(rep)} masked `Conv1D` layers at 90% ERK (the embeddings and the tied head "
+           f"stay dense); *compact*: `compact=True`; *auto*: {n_sp} of {len(rep)} layers chose sparse; {a.threads[0]} thread(s). "
+           "Speed-up over the dense model's step (median [interquartile range] over the rounds).", "",
+           "| run | ms per step | speed-up over dense |", "|---|---|---|"]
+    for v in GPT_RUNS:
+        out.append(f"| {v} | {statistics.median(ts[v]) * 1e3:.1f} | {ratio(ts, v)} |")
+        print(out[-1], flush=True)
+    return "\n".join(out + [""])
+
+SECTIONS = dict(layer=layer_section, step=step_section, e2e=e2e_section, overhead=overhead_section, conv=conv_section, conv3=conv3_section, e2e_cnn=e2e_cnn_section, cuda=cuda_section, compile=compile_section, e2e_gpt2=e2e_gpt2_section)
 
 def main(argv=None):
     p = argparse.ArgumentParser('bench_sparse_train.py', description=__doc__.split('\n')[0])
