@@ -15,7 +15,7 @@ from .sites import TransformersConv1D, masked_sites, _records
 from .distributed import is_sharded, world_size
 
 # %% auto #0
-__all__ = ['COMPUTE_MODES', 'LayerCompute', 'set_compute', 'compute_report']
+__all__ = ['COMPUTE_MODES', 'LayerCompute', 'set_compute', 'compute_modes', 'compute_report']
 
 # %% ../../nbs/02i_core.compute.ipynb #bcbb5f7e
 def _refcount(o) -> int:
@@ -392,6 +392,11 @@ def set_compute(model:nn.Module, compute:str='sparse', min_sparsity:float=0.5) -
     return compute_report(model)
 
 # %% ../../nbs/02i_core.compute.ipynb #5209af29
+def compute_modes(model:nn.Module) -> set:
+    "The modes (`'dense'`, `'sparse'`, `'auto'`) the masked layers of `model` that can compute sparse are set to"
+    return {s.owner._fastsparse_compute.mode if '_fastsparse_compute' in s.owner.__dict__ else 'dense'
+            for s in masked_sites(model) if _eligible(s) is None}
+
 _TRACED = ('dense in traced code (torch.compile with fullgraph=True, torch.export, torch.jit.trace: the sparse products are '
            'not operations they can record); torch.compile without fullgraph runs the layer eagerly between graphs, sparse')
 
