@@ -342,6 +342,8 @@ def _forward(self, x):
         plan = c.current_plan(self)
         if plan is not None and plan.nnz <= (1 - c.min_sparsity) * plan.n_out * plan.n_in and \
                 (c.mode == 'sparse' or c.pick(self, x if cv else x.reshape(-1, x.shape[-1]), plan) == 'sparse'):
+            if c.handle is None and self.weight.requires_grad and self.weight.is_leaf:    # unfrozen since `set_compute`, or a copy's
+                c.handle = self.weight.register_post_accumulate_grad_hook(c.keep_grad(self))
             grad = dict(grad_sink=c.sink, grad_buffer=c.grad_buffer(self))    # the buffer: for a whole gradient, if a sink
             grad['wnode'] = c.grad_node(self.weight)
             if cv: return _conv(self, x, self.weight, self.bias, plan, c.dense_grad(self), **grad)
