@@ -394,6 +394,12 @@ def set_compute(model:nn.Module, compute:str='sparse', min_sparsity:float=0.5) -
     return compute_report(model)
 
 # %% ../../nbs/02i_core.compute.ipynb #5209af29
+def _release_sinks(model:nn.Module):
+    "Let the layers of `model` put their weight gradients in `.grad` again, not in the compact gradients of an earlier run"
+    for s in masked_sites(model):
+        c = s.owner.__dict__.get('_fastsparse_compute')
+        if c is not None: c.sink = None
+
 def compute_modes(model:nn.Module) -> set:
     "The modes (`'dense'`, `'sparse'`, `'auto'`) the masked layers of `model` that can compute sparse are set to"
     return {s.owner._fastsparse_compute.mode if '_fastsparse_compute' in s.owner.__dict__ else 'dense'

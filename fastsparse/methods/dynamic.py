@@ -19,7 +19,7 @@ from ..core.hooks import ensure_enforced, set_dense_grads
 from ..core.report import mask_markers, zero_preserving
 from ..core.sites import masked_sites
 from ..core.sparsify import apply_masks, mask_grads_, sparsify_model, _normalised_dim
-from ..core.compute import COMPUTE_MODES, set_compute, compute_modes, _refcount, _SOLE_REFS
+from ..core.compute import COMPUTE_MODES, set_compute, compute_modes, _release_sinks, _refcount, _SOLE_REFS
 from .rewire import allocate, choose_road, finite_grads, momentum_redistribution, _index_road, _kernel_road, _pattern_road, _warn_skipped
 from ..core.commit import zero_opt_state_
 from .scores import gradient_magnitude, gradient_momentum, random_score, score_needs, weight_magnitude
@@ -116,6 +116,7 @@ class SparseUpdater:
         self.hooks = ensure_enforced(sites)
         # set as asked, unless every layer already computes so: a later fit keeps `set_compute`'s `min_sparsity` and 'auto''s timings
         if self.compute is not None and compute_modes(model) != {self.compute}: set_compute(model, self.compute)
+        _release_sinks(model)     # an earlier compact run's: a compact driver gives the layers its own after `start`
         # a frozen weight does not train: its mask stays as it is (fastai's `fine_tune` trains the head first)
         self.sites = [s for s in sites if s.weight.requires_grad]
         if not self.sites:
