@@ -276,9 +276,27 @@ def e2e_section(a) -> str:
         out.append(f"| {v} | {statistics.median(rows[v]) * 1e3:.1f} | {sp:.2f} | {statistics.mean(accs[v]):.4f} |")
     return "\n".join(out) + "\n"
 
-def _mlp_wide(seed=0):
+def _mlp_wide(seed=0, sizes=(784, 4096, 4096, 10)):
     torch.manual_seed(seed)
-    return nn.Sequential(nn.Linear(784, 4096), nn.ReLU(), nn.Linear(4096, 4096), nn.ReLU(), nn.Linear(4096, 10))
+    return nn.Sequential(nn.Linear(sizes[0], sizes[1]), nn.ReLU(), nn.Linear(sizes[1], sizes[2]), nn.ReLU(), nn.Linear(sizes[2], sizes[3]))
+
+def _where() -> str:
+    "This machine, its PyTorch and the date, as the sections say them"
+    return f"{platform.processor() or platform.machine()} ({os.cpu_count()} cores), torch {torch.__version__}, {time.strftime('%Y-%m-%d')}"
+
+def _between_updates(model, opt, compute:str, compact:bool=False):
+    "RigL at 90% ERK whose mask updates never come while a section times its steps (growth by the update step's gradient)"
+    from fastsparse.loop.optim import sparse_optimizer
+    return sparse_optimizer('rigl', model, opt, 0.9, distribution='erk', total_steps=10 ** 6, every=10 ** 5,
+                            growth_gradient='step', compute=compute, compact=compact)
+
+def _step_rows(runs, ts, extra=None) -> list:
+    "A table row per run: the median step in ms, its speed-up over `ts['dense']`, and `extra[run]` if given"
+    rows = []
+    for v in runs:
+        rows.append(f"| {v} | {statistics.median(ts[v]) * 1e3:.1f} | {ratio(ts, v)} |" + (f" {extra[v]} |" if extra else ""))
+        print(rows[-1], flush=True)
+    return rows
 
 CNN_RUNS = ('dense', 'rigl/dense', 'rigl/sparse', 'rigl/auto', 'rigl-step/sparse', 'rigl-step/auto')
 
@@ -567,7 +585,6 @@ COMPILE_RUNS = ('dense', 'dense/compiled', 'sparse', 'sparse/compiled')
 def compile_section(a) -> str:
     "The wide MLP's training step under torch.compile (Inductor): sparse compute runs eagerly between the compiled graphs"
     import logging
-    from fastsparse.loop.optim import sparse_optimizer
     set_threads(a.threads[0])
     torch._logging.set_logs(dynamo=logging.ERROR)
     sizes = (64, 128, 128, 10) if a.quick else (784, 4096, 4096, 10)
@@ -576,12 +593,9 @@ def compile_section(a) -> str:
     X, Y = torch.randn(bs, sizes[0], generator=g), torch.randint(0, sizes[-1], (bs,), generator=g)
     fns, warm = {}, {}
     for v in COMPILE_RUNS:
-        torch.manual_seed(0)
-        net = nn.Sequential(nn.Linear(sizes[0], sizes[1]), nn.ReLU(), nn.Linear(sizes[1], sizes[2]), nn.ReLU(), nn.Linear(sizes[2], sizes[3]))
+        net = _mlp_wide(0, sizes)
         opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
-        if not v.startswith('dense'):     # RigL between updates, the step's gradient for growth: no update while timed
-            opt = sparse_optimizer('rigl', net, opt, 0.9, distribution='erk', total_steps=10 ** 6, every=10 ** 5,
-                                   growth_gradient='step', compute='sparse')
+        if not v.startswith('dense'): opt = _between_updates(net, opt, 'sparse')
         f = torch.compile(net) if v.endswith('/compiled') else net
         def step(f=f, opt=opt):
             F.cross_entropy(f(X), Y).backward(); opt.step(); opt.zero_grad()
@@ -589,17 +603,13 @@ def compile_section(a) -> str:
         fns[v] = step
     ts = interleaved(fns, a.repeats)
     out = ["## Under torch.compile", "",
-           f"`python bench/bench_sparse_train.py --sections compile --threads {a.threads[0]} --repeats {a.repeats}` on "
-           f"{platform.processor() or platform.machine()} ({os.cpu_count()} cores), torch {torch.__version__}, {time.strftime('%Y-%m-%d')}: the "
+           f"`python bench/bench_sparse_train.py --sections compile --threads {a.threads[0]} --repeats {a.repeats}` on {_where()}: the "
            f"{'-'.join(map(str, sizes))} MLP at batch {bs}, one training step (forward, backward, SGD with momentum); "
            "*sparse*: RigL at 90% ERK between updates with `compute='sparse'`; *compiled*: `torch.compile(model)` (Inductor), "
            f"the sparse layers running eagerly between its graphs; {a.threads[0]} thread(s). Speed-up over the eager dense "
            "step (median [interquartile range] over the rounds).", "",
            "| run | ms per step | speed-up over eager dense | first step (compile) s |", "|---|---|---|---|"]
-    for v in COMPILE_RUNS:
-        out.append(f"| {v} | {statistics.median(ts[v]) * 1e3:.1f} | {ratio(ts, v)} | {warm[v]:.1f} |")
-        print(out[-1], flush=True)
-    return "\n".join(out + [""])
+    return "\n".join(out + _step_rows(COMPILE_RUNS, ts, {v: f"{w:.1f}" for v, w in warm.items()}) + [""])
 
 GPT_RUNS = ('dense', 'rigl/dense', 'rigl/sparse', 'rigl/compact', 'rigl/auto')
 
@@ -607,7 +617,6 @@ def e2e_gpt2_section(a) -> str:
     "A GPT-2 built from its config (transformers), RigL at 90% ERK: the training step against dense, AdamW"
     from transformers import GPT2Config, GPT2LMHeadModel
     from transformers.utils import logging as hf_logging
-    from fastsparse.loop.optim import sparse_optimizer
     from fastsparse.core.compute import compute_report
     hf_logging.set_verbosity_error()
     set_threads(a.threads[0])
@@ -620,10 +629,9 @@ def e2e_gpt2_section(a) -> str:
         torch.manual_seed(0)
         m = GPT2LMHeadModel(cfg)
         opt = torch.optim.AdamW(m.parameters(), lr=1e-4)
-        if v != 'dense':       # between updates, growth by the update step's gradient: no update while timed
+        if v != 'dense':
             c = v.split('/')[1]
-            opt = sparse_optimizer('rigl', m, opt, 0.9, distribution='erk', total_steps=10 ** 6, every=10 ** 5,
-                                   growth_gradient='step', compute='sparse' if c == 'compact' else c, compact=c == 'compact')
+            opt = _between_updates(m, opt, 'sparse' if c == 'compact' else c, compact=c == 'compact')
         def step(m=m, opt=opt):
             m(ids, labels=ids).loss.backward(); opt.step(); opt.zero_grad()
         step()                 # 'auto' times its layers here
@@ -633,17 +641,13 @@ def e2e_gpt2_section(a) -> str:
     n_sp = int(rep.note.str.contains(': sparse').sum())
     out = ["## End to end: GPT-2 from its config, RigL at 90% ERK", "",
            f"`python bench/bench_sparse_train.py --sections e2e_gpt2 --threads {a.threads[0]} --repeats {a.repeats}` on "
-           f"{platform.processor() or platform.machine()} ({os.cpu_count()} cores), torch {torch.__version__}, "
-           f"{time.strftime('%Y-%m-%d')}: `GPT2LMHeadModel` ({n_layer} blocks, width {width}, vocabulary {vocab}), batch "
+           f"{_where()}: `GPT2LMHeadModel` ({n_layer} blocks, width {width}, vocabulary {vocab}), batch "
            f"{bs} x {seq} tokens, AdamW; one training step (forward, backward, step) between RigL's updates "
            f"(`growth_gradient='step'`); its {len(rep)} masked `Conv1D` layers at 90% ERK (the embeddings and the tied head "
            f"stay dense); *compact*: `compact=True`; *auto*: {n_sp} of {len(rep)} layers chose sparse; {a.threads[0]} thread(s). "
            "Speed-up over the dense model's step (median [interquartile range] over the rounds).", "",
            "| run | ms per step | speed-up over dense |", "|---|---|---|"]
-    for v in GPT_RUNS:
-        out.append(f"| {v} | {statistics.median(ts[v]) * 1e3:.1f} | {ratio(ts, v)} |")
-        print(out[-1], flush=True)
-    return "\n".join(out + [""])
+    return "\n".join(out + _step_rows(GPT_RUNS, ts) + [""])
 
 SECTIONS = dict(layer=layer_section, step=step_section, e2e=e2e_section, overhead=overhead_section, conv=conv_section, conv3=conv3_section, e2e_cnn=e2e_cnn_section, cuda=cuda_section, compile=compile_section, e2e_gpt2=e2e_gpt2_section)
 
@@ -666,8 +670,7 @@ def main(argv=None):
     import fastsparse
     head = [f"# Sparse compute in training", "",
             f"`python bench/bench_sparse_train.py {' '.join(argv if argv is not None else sys.argv[1:])}` on "
-            f"{platform.processor() or platform.machine()} ({os.cpu_count()} cores), torch {torch.__version__}, "
-            f"{time.strftime('%Y-%m-%d')}. The machine is shared: ratios in one process, taking turns, medians.", ""]
+            f"{_where()}. The machine is shared: ratios in one process, taking turns, medians.", ""]
     body = [SECTIONS[s](a) for s in a.sections]
     old = Path(a.out).read_text() + "\n" if a.append and Path(a.out).exists() else ""
     Path(a.out).write_text(old + "\n".join((head[2:] if old else head) + body))

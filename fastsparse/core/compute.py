@@ -312,14 +312,10 @@ def _sparse_forward(self, x):
     and should, else its own. Traced by `torch.compile`, the layer runs eagerly between compiled graphs (a graph break),
     or, where the graph may not break (`fullgraph=True`, `torch.export`), is traced as its own dense forward, as it is by
     `torch.jit.trace`"""
-    if torch.compiler.is_compiling():
-        if _breaks_allowed(): return _UNTRACED(self, x)
-        self._fastsparse_compute.traced_dense = True            # the report says so
-        return type(self).forward(self, x)
-    if torch.jit.is_tracing():                                  # `torch.jit.trace` records PyTorch's operations only
-        self._fastsparse_compute.traced_dense = True
-        return type(self).forward(self, x)
-    return _forward(self, x)
+    if not (torch.compiler.is_compiling() or torch.jit.is_tracing()): return _forward(self, x)
+    if torch.compiler.is_compiling() and _breaks_allowed(): return _UNTRACED(self, x)
+    self._fastsparse_compute.traced_dense = True                # the report says so
+    return type(self).forward(self, x)
 
 def _forward(self, x):
     "`_sparse_forward` in eager mode"
@@ -342,7 +338,7 @@ def _forward(self, x):
         plan = c.current_plan(self)
         if plan is not None and plan.nnz <= (1 - c.min_sparsity) * plan.n_out * plan.n_in and \
                 (c.mode == 'sparse' or c.pick(self, x if cv else x.reshape(-1, x.shape[-1]), plan) == 'sparse'):
-            if c.handle is None and self.weight.requires_grad and self.weight.is_leaf:    # unfrozen since `set_compute`, or a copy's
+            if c.handle is None and self.weight.requires_grad and self.weight.is_leaf:    # at its first sparse step (a copy's too)
                 c.handle = self.weight.register_post_accumulate_grad_hook(c.keep_grad(self))
             grad = dict(grad_sink=c.sink, grad_buffer=c.grad_buffer(self))    # the buffer: for a whole gradient, if a sink
             grad['wnode'] = c.grad_node(self.weight)
@@ -390,7 +386,6 @@ def set_compute(model:nn.Module, compute:str='sparse', min_sparsity:float=0.5) -
         c = m._fastsparse_compute = LayerCompute(compute, float(min_sparsity), said)
         c.single_user = len(s.users) == 1
         m.forward = functools.partial(_sparse_forward, m)      # picklable (a bound method of a function it does not own is not)
-        if m.weight.requires_grad: c.handle = m.weight.register_post_accumulate_grad_hook(c.keep_grad(m))
     return compute_report(model)
 
 # %% ../../nbs/02i_core.compute.ipynb #5209af29
@@ -408,19 +403,24 @@ def compute_modes(model:nn.Module) -> set:
 _TRACED = ('dense in traced code (torch.compile with fullgraph=True, torch.export, torch.jit.trace: the sparse products are '
            'not operations they can record); torch.compile without fullgraph runs the layer eagerly between graphs, sparse')
 
+_SPARSE_NOTE = ("over the active weights while at least {:g} sparse on the CPU (float32 or float64, no autocast); on a GPU, the "
+                "forward by 2:4 sparse matmuls where the mask is 2:4, the forward and input gradient by block-sparse products "
+                "where it is made of square blocks")
+
 def compute_report(model:nn.Module) -> pd.DataFrame:
     "How each masked weight of `model` computes: the mode asked, and for `'auto'` the choice per batch size with its speed-up"
     rows = []
     for s in masked_sites(getattr(model, 'model', model) if not isinstance(model, nn.Module) else model):
         c, why = s.owner.__dict__.get('_fastsparse_compute'), _eligible(s)
         mode = c.mode if c is not None else 'dense'
-        note = (why or 'dense compute (the default)') if c is None else \
-               ('; '.join([f"batch {b}: {k} ({r:.2f}x dense)" for b, (k, r) in sorted(c.choice.items())] +
-                          [f"batch {b}, forward only: {k} ({r:.2f}x dense)" for b, (k, r) in sorted(c.fchoice.items())] +
-                          ([f"computed densely: {c.why}"] if c.why else []) + ([_TRACED] if c.traced_dense else [])) or 'not timed yet')\
-               if mode == 'auto' else (f"over the active weights while at least {c.min_sparsity:g} sparse on the CPU (float32 or "
-                                       "float64, no autocast); on a GPU, the forward by 2:4 sparse matmuls where the mask is 2:4, the forward and input gradient by block-sparse products where it is made of square blocks" + (f"; computed densely: {c.why}" if c.why else '')
-                                       + (f"; {_TRACED}" if c.traced_dense else ''))
+        if c is None: note = why or 'dense compute (the default)'
+        else:
+            seen = ([f"computed densely: {c.why}"] if c.why else []) + ([_TRACED] if c.traced_dense else [])
+            if mode == 'auto':
+                note = '; '.join([f"batch {b}: {k} ({r:.2f}x dense)" for b, (k, r) in sorted(c.choice.items())] +
+                                 [f"batch {b}, forward only: {k} ({r:.2f}x dense)" for b, (k, r) in sorted(c.fchoice.items())] +
+                                 seen) or 'not timed yet'
+            else: note = '; '.join([_SPARSE_NOTE.format(c.min_sparsity)] + seen)
         sp = 1 - int(s.mask.count_nonzero()) / s.mask.numel()
         if c is not None and mode != 'dense' and sp < c.min_sparsity and s.weight.device.type != 'cuda':
             note = f"dense: {sp:.2g} sparse, under min_sparsity={c.min_sparsity:g} (sparse products would not pay)"
