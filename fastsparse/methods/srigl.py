@@ -10,6 +10,7 @@ import math, warnings
 import torch
 from ..ops.masks import mask_, n_ones, _count_nonzero
 from ..ops.select import top_k_mask
+from ..ops import kernels
 from ..sparsity.patterns import get_pattern, ConstantFanIn, Unstructured, _regrow_in_groups, _rows_top
 from ..core.distributed import broadcast_, fill_rows_, world_size
 from ..core.graph import channel_links, ChannelLink
@@ -34,6 +35,18 @@ def unit_tensors(site, link:ChannelLink|None=None, model=None) -> list:
     return out
 
 def _rows(t): return t.reshape(t.shape[0], -1)
+
+def _top_within(ks, n_keep:int, within) -> torch.Tensor:
+    """`top_k_mask(ks, min(n_keep, n), within=within)` for the `n` entries of `within`; for a large CPU layer, the compiled
+    selection of the `n - n_keep` to leave out (`kernels.rewire`: the same entries, ties at the cut kept by lowest index).
+    It is chosen here, as RigL's kernel road is in `methods.rewire`: `ops.kernels` builds on `ops.select`, so
+    `top_k_mask` cannot call it (an import circle)"""
+    n = int(within.count_nonzero()); n_keep = min(n_keep, n)
+    if 0 < n_keep < n and kernels.worth(ks.numel()) and ks.dtype == torch.float32 and kernels.usable(ks) and within.is_contiguous():
+        out, _, _ = kernels.rewire(ks, False, ks, False, within, n, n - n_keep, 0)
+        keep = within.clone(); keep.view(-1)[torch.from_numpy(out)] = False
+        return keep
+    return top_k_mask(ks, n_keep, within=within)
 
 def _shut(t, live):
     "A copy of `t` (a row per unit) whose rows of units not `live` score -inf"
@@ -193,7 +206,7 @@ class SRigL(UnitRemovingUpdater):
         within = mask if all_live else mask & live[:, None]    # the active weights of the live units
         keep_top = None                                        # the n_keep largest kept scores among them
         if ablatable and self.gamma_sal > 0:
-            keep_top = top_k_mask(ks, min(n_keep, int(within.count_nonzero())), within=within)
+            keep_top = _top_within(ks, n_keep, within)
             every = None if all_live else live[:, None].expand_as(mask).contiguous()
             sal = keep_top | top_k_mask(gs, min(n_drop, int(live.sum()) * F_), within=every)
             counts = _count_nonzero(sal, 1)
@@ -209,7 +222,7 @@ class SRigL(UnitRemovingUpdater):
                 within, keep_top = mask & live[:, None], None    # units ablated: the kept weights selected again, among the rest
         u = int(live.sum())
         k = min(budget // u, F_)
-        kept = keep_top if keep_top is not None else top_k_mask(ks, min(n_keep, int(within.count_nonzero())), within=within)
+        kept = keep_top if keep_top is not None else _top_within(ks, n_keep, within)
         kept = _rows_top(ks, k, skip=~kept)                                # at most k in each unit, its largest
         need = torch.where(live, k - _count_nonzero(kept, 1), torch.zeros_like(live, dtype=torch.long))[:, None]
         new = _regrow_in_groups(kept, gs, need)

@@ -128,17 +128,6 @@ def _top_k(v:torch.Tensor, k:int, largest:bool=True, exclude=None, n_free:int|No
     return idx.index_select(0, _kth_cut(v.index_select(0, idx), k, largest, None if pos is None else pos.index_select(0, idx)))
 
 # %% ../../nbs/00a_ops.select.ipynb #bc1a06c4
-def _kept_by_kernels(t:torch.Tensor, n_keep:int, within:torch.Tensor, n:int) -> torch.Tensor|None:
-    """`top_k_mask`'s `n_keep` of the `n` entries of `within` by the compiled selection RigL's update uses, for large CPU
-    float32 scores: the `n - n_keep` lowest left out (ties: the highest indices go, so the lowest are kept); None: not here"""
-    from fastsparse.ops import kernels      # (it imports this module)
-    if not (t.dtype == torch.float32 and kernels.worth(t.numel()) and kernels.usable(t) and within.device.type == 'cpu'):
-        return None
-    out, _, _ = kernels.rewire(t, False, t, False, within.contiguous(), n, n - n_keep, 0)
-    keep = within.clone(memory_format=torch.contiguous_format)
-    keep.view(-1)[torch.from_numpy(out)] = False
-    return keep
-
 def top_k_mask(t:torch.Tensor, n_keep:int, within:torch.Tensor|None=None) -> torch.Tensor:
     "A bool mask the shape of `t`, `True` at its `n_keep` largest values (only among `within`, if given; ties: lowest indices)"
     try: k = int(n_keep); whole = bool(k == n_keep)
@@ -154,9 +143,6 @@ def top_k_mask(t:torch.Tensor, n_keep:int, within:torch.Tensor|None=None) -> tor
         raise ValueError(f"top_k_mask: n_keep={n_keep} is outside [0, {n}] for a tensor of shape {tuple(t.shape)}"
                          + (" (counting only the positions in `within`)" if within is not None else ""))
     if within is not None and n_keep == n: return within.clone()
-    if within is not None and n_keep > 0:
-        keep = _kept_by_kernels(t, n_keep, within, n)
-        if keep is not None: return keep
     mask = torch.zeros(t.numel(), dtype=torch.bool, device=t.device)
     if n_keep == t.numel(): mask.fill_(True)
     elif n_keep > 0:
