@@ -274,6 +274,7 @@ def _why_dense(m:nn.Module, x:torch.Tensor) -> str|None:
     if not spmm.usable(x, m.weight):
         return ('the kernels are disabled or Numba is missing' if not spmm._kernels.enabled else
                 'torch.autocast is on' if torch.is_autocast_enabled('cpu') else
+                f"an input of {x.dtype} for a weight of {m.weight.dtype}" if x.dtype != m.weight.dtype else
                 f"{x.dtype} on {x.device} (the sparse products take float32 or float64 on the CPU)")
     return None
 
