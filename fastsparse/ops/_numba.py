@@ -31,11 +31,11 @@ def _score(x, a):
 
 # %% ../../nbs/00d_ops.numba.ipynb #af01c34b
 @_jit
-def sample(ks, ka, gs, ga, mask, step):
-    "Keep scores of the active and grow scores of the free weights at every `step`-th index"
-    n = mask.size; m = (n + step - 1) // step
+def sample(ks, ka, gs, ga, mask, at):
+    "Keep scores of the active and grow scores of the free weights at the flat indices `at` (`select._sample_at`)"
+    m = at.size
     sk = np.empty(m, np.float64); sg = np.empty(m, np.float64); a = 0; b = 0
-    for i in range(0, n, step):
+    for i in at:
         if mask[i]: sk[a] = _score(ks[i], ka); a += 1
         else: sg[b] = _score(gs[i], ga); b += 1
     return sk[:a], sg[:b]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os, importlib.util, math, threading
 import torch
 import numpy as np
-from .select import _np_kth_cut, _sample_ranks, _sample_step
+from .select import _np_kth_cut, _sample_ranks, _sample_at
 
 # %% auto #0
 __all__ = ['enabled', 'MIN_WEIGHTS', 'worth', 'usable', 'sync_threads', 'rewire', 'zero_outside_', 'adds_masked', 'add_masked_',
@@ -95,7 +95,7 @@ def rewire(keep:torch.Tensor, keep_abs:bool, grow:torch.Tensor, grow_abs:bool, m
     grown ones were just dropped. `keep_abs`/`grow_abs`: the score is the magnitude of `keep`/`grow`; NaN ranks lowest."""
     K, ks, gs, m = _nb(), keep.detach().numpy().reshape(-1), grow.detach().numpy().reshape(-1), mask.numpy().reshape(-1)
     n = m.size; n_free = n - n_active + n_drop
-    sk, sg = K.sample(ks, keep_abs, gs, grow_abs, m, _sample_step(n))
+    sk, sg = K.sample(ks, keep_abs, gs, grow_abs, m, _sample_at(n))
     want_d, want_g = 0 < n_drop < n_active, n_grow > 0
     d_out = _cut(sk, n_drop, n_active, False) if want_d else math.inf
     g_out = _cut(sg, n_grow, n_free, True) if want_g else math.inf

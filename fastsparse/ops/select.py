@@ -45,6 +45,16 @@ def _sample_step(n:int) -> int:
     "The stride of the sample that brackets a selection among `n` entries: about `2 n^(2/3)` entries, at least 4096"
     return max(1, n // int(min(n, max(4096, 2 * n ** (2 / 3)))))
 
+def _sample_at(n:int) -> np.ndarray:
+    """Where the sample that brackets a selection among `n` entries reads: one entry in each stride of `_sample_step(n)`,
+    at a place within it that a fixed hash of the stride's number picks (the same places every call). Not the first of
+    each stride: in a weight [out, in] whose `in` is a multiple of the stride (4096 inputs, a stride of 128) that reads
+    the same few columns of every row, and where scores differ by column (a gradient, through its inputs) the brackets
+    missed the cut and the selection fell back to a full pass"""
+    step = _sample_step(n); j = np.arange(n // step, dtype=np.uint64)
+    jitter = ((j * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)) % np.uint64(step)   # Fibonacci hashing: spread, fixed
+    return (j * np.uint64(step) + jitter).astype(np.int64)
+
 def _sample_ranks(k:int, ms:int, m:int) -> tuple:
     "Ranks in a sample of `ms` (of `m` entries) four standard deviations either side of where the cut of `k` falls"
     r = k * ms / m
@@ -55,11 +65,11 @@ def _np_top_k(v:np.ndarray, k:int, largest:bool=True, exclude=None, m:int=0, pos
     "`_top_k` in NumPy, for CPU scores (`m`: the number of entries `exclude` leaves free)"
     n = v.size
     if n >= _SAMPLED and 0 < k < m:
-        # Bracket the cut with two thresholds read off a strided sample, four standard deviations either side: all
+        # Bracket the cut with two thresholds read off a sample (`_sample_at`), four standard deviations either side: all
         # entries beyond the inner one are in, the band between the two is selected exactly, nothing past the outer
         # one can be. Linear passes only; a sample that misjudged (a count outside the bracket) falls back below.
-        step = _sample_step(n)
-        s = v[::step] if exclude is None else v[::step][~exclude[::step]]
+        where = _sample_at(n)
+        s = v[where] if exclude is None else v[where][~exclude[where]]
         if s.dtype.kind == 'f': s = np.nan_to_num(s, nan=-np.inf if largest else np.inf, posinf=np.inf, neginf=-np.inf)
         ms = s.size
         j_in, j_out = _sample_ranks(k, ms, m)            # around where the cut falls among the sample's free entries
