@@ -44,7 +44,7 @@ class _KeepGrad:
         c = self.m.__dict__.get('_fastsparse_compute')
         if c is None: return
         g, rec = p.grad, _records(self.m).get('weight')
-        c.stash = g if g is not None and g.layout == torch.strided else None
+        c.stash = g if g is not None and g.layout == torch.strided and type(g) is not spmm.CompactGradView else None   # (a view: no memory)
         c.stash_whole = bool(rec is not None and rec.dense_grad)
         c.stash_plan, c.stash_version = c.plan, (g._version if c.stash is not None else None)
 

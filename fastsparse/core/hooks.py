@@ -10,7 +10,7 @@ from fastcore.basics import store_attr
 import sys
 import torch, torch.nn as nn
 from ..ops.masks import mask_, unpack_mask
-from ..ops.spmm import _DATA_TAKEN
+from ..ops.spmm import _DATA_TAKEN, CompactGradView
 from .sites import _records
 
 # %% auto #0
@@ -147,7 +147,7 @@ class _GradHook:
 
     def __call__(self, p):
         g = p.grad
-        if g is None: return
+        if g is None or type(g) is CompactGradView: return     # a compact gradient: at the active weights already
         if not self.ready: self.buffers, self.recs, self.name, self.ready = self.owner._buffers, _records(self.owner), self.pname + '_mask', True
         rec = self.recs.get(self.pname)
         if rec is not None:

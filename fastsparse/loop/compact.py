@@ -7,7 +7,8 @@ Docs: https://fastsparse.github.io/fastsparse/loop.compact.html.md"""
 # %% ../../nbs/05l_loop.compact.ipynb #706da152
 from __future__ import annotations
 import torch, torch.nn as nn
-from ..ops.spmm import CompactGrad, remap, take, put_, _sorted, _stamp
+import weakref
+from ..ops.spmm import CompactGrad, CompactGradView, remap, take, put_, _sorted, _stamp
 from ..core.distributed import world_size
 from ..core.commit import _COMPACT
 
@@ -127,6 +128,7 @@ class CompactSteps:
             L = CompactLayer(s, group_of[id(p)], CompactGrad() if c is not None and sinks else None)
             L.adamw = type(opt).__name__ == 'AdamW'
             if c is not None: c.sink = L.sink
+            if L.sink is not None: L.sink.expose = weakref.ref(p)   # its `.grad` shows the compact gradient (`CompactGradView`)
             L.absorb(opt.state.pop(p, {}))           # state the optimizer already holds: taken over
             self.layers.append(L); _COMPACT[id(p)] = L   # a commit (`zero_opt_state_`) zeroes the state of what it drops
 
@@ -173,7 +175,8 @@ class CompactSteps:
             for L in self.layers:
                 p, idx = L.p, L.current_index()
                 g = None
-                if p.grad is not None:
+                if isinstance(p.grad, CompactGradView): p.grad = None      # the sink's values, taken below
+                elif p.grad is not None:
                     g = take(p.grad, idx)
                     self._hidden.append((p, p.grad)); p.grad = None
                 taken = L.sink.take() if L.sink is not None else None
@@ -207,18 +210,19 @@ class CompactSteps:
         for L in self.layers:
             if L.sink is not None: L.sink.clear()
 
-    def grads(self) -> list:
-        "The compact gradients held now (for clipping), averaged over the processes first"
+    def grads(self, shown:bool=True) -> list:
+        "The compact gradients held now (for clipping), averaged over the processes first; `shown=False`: not those a `CompactGradView` shows in `.grad`"
         self.sync()
-        return [L.sink.values for L in self.layers if L.sink is not None and L.sink.values is not None]
+        return [L.sink.values for L in self.layers if L.sink is not None and L.sink.values is not None
+                and (shown or not isinstance(L.p.grad, CompactGradView))]
 
     def grad_group(self) -> dict:
         """A parameter group of stand-ins whose `.grad` are the compact gradients held now: what the wrapper adds to the
         `param_groups` it shows `GradScaler`'s unscaling (which reads `params` alone), so that it unscales these too and
         sees their overflows. A stand-in takes no memory (a scalar expanded to its gradient's shape) and is never stepped."""
-        ps, gs = [], self.grads()   # averaged over the processes first (which takes them out and puts them back)
+        ps, gs = [], self.grads(shown=False)   # averaged over the processes first (which takes them out and puts them back)
         for L in self.layers:       # a step skipped after this (an overflow) leaves them stale: the next backward drops them
-            if L.sink is not None and L.sink.values is not None: L.sink.unscaled = True
+            if L.sink is not None and L.sink.values is not None and not isinstance(L.p.grad, CompactGradView): L.sink.unscaled = True
         for g in gs:
             t = torch.empty((), dtype=g.dtype, device=g.device).expand(g.shape)
             t.grad = g
@@ -256,6 +260,8 @@ class CompactSteps:
         for L in self.layers:
             c = L.site.owner.__dict__.get('_fastsparse_compute')
             if c is not None and c.sink is L.sink: c.sink = None
+            if L.sink is not None: L.sink.expose = None
+            if isinstance(L.p.grad, CompactGradView): L.p.grad = None
             if _COMPACT.get(id(L.p)) is L: del _COMPACT[id(L.p)]
         self.layers = []
 

@@ -17,6 +17,7 @@ from ..methods.registry import make_updater
 from ..methods.rewire import finite_grads
 from .history import SparsityHistory
 from .compact import CompactSteps, compact_refusal
+from ..ops.spmm import CompactGradView
 
 
 # %% auto #0
@@ -134,7 +135,8 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
         # in RigL's summing window the gradients are still dense here: summed and masked now (not again in `step`), so
         # that clipping sees what the optimizer uses; non-finite gradients (a step GradScaler will skip) are left alone
         if getattr(self.updater, 'summing', False) and finite_grads(self.updater.sites): self.updater.before_clip()
-        grads = [p.grad for g in self.opt.param_groups for p in g['params'] if p.grad is not None]
+        grads = [p.grad for g in self.opt.param_groups for p in g['params'] if p.grad is not None
+                 and not isinstance(p.grad, CompactGradView)]          # the compact gradients they show: below, once
         if self.compact is not None: grads += self.compact.grads()
         if not grads: return torch.tensor(0.)
         total = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g.detach(), norm_type) for g in grads]), norm_type)

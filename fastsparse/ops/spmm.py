@@ -6,14 +6,14 @@ Docs: https://fastsparse.github.io/fastsparse/ops.spmm.html.md"""
 
 # %% ../../nbs/00e_ops.spmm.ipynb #72a935ca
 from __future__ import annotations
-import sys, weakref
+import math, sys, weakref
 import numpy as np
 import torch
 from . import kernels as _kernels
 
 # %% auto #0
 __all__ = ['SparsePlan', 'usable', 'take', 'put_', 'SparseLinearFunction', 'sparse_linear', 'sparse_conv1x1', 'remap',
-           'CompactGrad']
+           'CompactGrad', 'CompactGradView']
 
 # %% ../../nbs/00e_ops.spmm.ipynb #4aeb37e7
 _NB = None
@@ -325,7 +325,7 @@ class SparseLinearFunction(torch.autograd.Function):
                 a, b = (ctx.xT, dyT.t()) if plan.transposed else (dyT, ctx.xT.t())
                 buf = ctx.grad_buffer(whole=True) if ctx.grad_buffer is not None and to == 'grad' else None
                 dw = a @ b if buf is None else torch.mm(a, b, out=buf.view(plan.shape))   # last step's gradient, written over
-            elif to == 'grad' and ctx.grad_sink is not None:    # kept compact: the weight gets no dense gradient
+            elif to == 'grad' and ctx.grad_sink is not None and ctx.grad_sink.takes():   # kept compact: no dense gradient
                 dv = torch.empty(plan.nnz, dtype=dy.dtype)
                 K['row_dots'](plan.row_ptr, plan.col, dyT.numpy(), ctx.xT.numpy(), dv.numpy(), 0)
                 ctx.grad_sink.add(dv, plan, ctx.canary)
@@ -373,14 +373,18 @@ _graph_task = getattr(torch._C, '_current_graph_task_id', lambda: None)    # whi
 
 class CompactGrad:
     "A weight gradient at the active weights only, in the order of the weight's flat `index`, summed over backward passes until `take()`"
+    expose = None       # a weak reference to the weight: its `.grad` shows what this holds (`CompactGradView`)
     def __init__(self): self.values = self.index = self.task = None; self.fresh = self.unscaled = False
     def add(self, dv:torch.Tensor, plan:SparsePlan, canary:torch.Tensor|None=None):
         """Add `dv`, the gradient at the active weights of `plan` in the order of its rows. What it holds is dropped first
         if no step took it: after `GradScaler` unscaled it (`unscaled`: that step was skipped), or when `canary` (the
         layer's bias, whose gradient PyTorch accumulates after this one) lost its `.grad` since the last backward pass
-        (`model.zero_grad()`)"""
+        (`model.zero_grad()`), or the weight its `CompactGradView`"""
         task = _graph_task()
-        if self.values is not None and (self.unscaled or (canary is not None and canary.grad is None and task != self.task)):
+        p = self.expose() if self.expose is not None else None
+        shown = p is not None and not _distributed()          # `.grad` shows what this holds (a `CompactGradView`)
+        if self.values is not None and (self.unscaled or (task != self.task and (
+                (canary is not None and canary.grad is None) or (shown and p.grad is None)))):   # zeroed since: its view gone
             self.values = self.index = None
         self.task, self.unscaled = task, False
         self.fresh = True                      # added to since the processes last averaged it (`CompactSteps.sync`)
@@ -390,6 +394,13 @@ class CompactGrad:
         elif self.index is index or torch.equal(self.index, index): self.values += v
         else:                                  # the mask changed between two backward passes: carried to the new one
             self.values = remap(self.values, self.index, index, plan.n_out * plan.n_in) + v; self.index = index
+        if shown and p.grad is None: p.grad = CompactGradView(self, p)
+    def takes(self) -> bool:
+        """Whether a backward pass gives this its gradient: not while the weight holds a dense `.grad` (kept by
+        `zero_grad(set_to_none=False)` after a step that computed the whole gradient), which it is added to instead, where
+        whatever reads and scales `.grad` before the step sees it"""
+        p = self.expose() if self.expose is not None else None
+        return p is None or p.grad is None or type(p.grad) is CompactGradView
     def take(self):
         "(values, flat index) of the summed gradient, or None; it is cleared"
         out = None if self.values is None else (self.values, self.index)
@@ -406,3 +417,80 @@ def _sorted(plan:SparsePlan):
             order = torch.argsort(plan.flat); hit = (plan.flat.index_select(0, order), order)
         plan._sorted = hit
     return hit
+
+# %% ../../nbs/00e_ops.spmm.ipynb #612875ad
+def _distributed() -> bool:
+    "Whether this process is one of several in the default process group (`torch.distributed` never imported here for it)"
+    d = sys.modules.get('torch.distributed')
+    return d is not None and d.is_available() and d.is_initialized() and d.get_world_size() > 1
+
+_aten = torch.ops.aten
+_NORM = _aten.linalg_vector_norm.default
+_UNSCALE_OP = _aten._amp_foreach_non_finite_check_and_unscale_.default
+
+def _small(a) -> bool:
+    "Whether the argument `a` of an in-place op on a gradient acts alike on every entry: no tensor, or a one-element one"
+    return not isinstance(a, torch.Tensor) or a.numel() == 1
+
+class CompactGradView(torch.Tensor):
+    """The `.grad` of a weight whose gradient a `CompactGrad` holds: a tensor of the weight's shape that holds no memory of
+    its own and reads as the gradient, zero off the active weights. What code does to a gradient between backward and
+    the optimizer step (PyTorch's `clip_grad_norm_`, `GradScaler`'s unscaling, a division for accumulation, a norm for a
+    log) acts on the active weights' values: norms and in-place scalings directly, anything else on a dense copy (an
+    in-place change read back at the active weights)"""
+    @staticmethod
+    def __new__(cls, sink, like):
+        return torch.Tensor._make_wrapper_subclass(cls, like.shape, dtype=like.dtype, device=like.device, requires_grad=False)
+    def __init__(self, sink, like): self.sink = sink
+    def __repr__(self): return f"CompactGradView({tuple(self.shape)}, {0 if self.sink.values is None else self.sink.values.numel()} active)"
+    def values(self) -> torch.Tensor:
+        "The active weights' gradient (empty when none is held)"
+        v = self.sink.values
+        return v if v is not None else torch.empty(0, dtype=self.dtype, device=self.device)
+    def dense(self) -> torch.Tensor:
+        "The whole gradient, zero off the active weights, as a tensor of its own"
+        d = torch.zeros(self.shape, dtype=self.dtype, device=self.device)
+        if self.sink.values is not None: d.view(-1).index_copy_(0, self.sink.index, self.sink.values)
+        return d
+    __torch_function__ = torch._C._disabled_torch_function_impl
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        views = lambda xs: [x for x in xs if isinstance(x, CompactGradView)]
+        if func is _NORM and isinstance(args[0], CompactGradView) and not views(args[1:]) and not views(kwargs.values()):
+            ords = args[1] if len(args) > 1 else kwargs.get('ord', 2)
+            dims = args[2] if len(args) > 2 else kwargs.get('dim', None)
+            v, n_zero = args[0].values(), args[0].numel() - args[0].values().numel()
+            if dims is None and not kwargs.get('keepdim', False) and not (len(args) > 3 and args[3]):
+                if ords == -math.inf and n_zero: return torch.zeros((), dtype=kwargs.get('dtype') or args[0].dtype)
+                if ords > 0 or ords == -math.inf:             # the entries off the mask add nothing (max: zero is the least)
+                    r = func(v, *args[1:], **kwargs) if v.numel() else torch.zeros((), dtype=kwargs.get('dtype') or v.dtype)
+                    return r
+        if func is _UNSCALE_OP:                                  # GradScaler: unscale and check the values themselves
+            for t in views(args[0]): t.sink.unscaled = True
+            return func([t.values() if isinstance(t, CompactGradView) else t for t in args[0]], *args[1:], **kwargs)
+        mutable = func._schema.is_mutable
+        if mutable and func.__name__.startswith('_foreach_') and isinstance(args[0], (list, tuple)) \
+           and all(_small(a) or isinstance(a, (list, tuple)) and all(_small(b) for b in a) for a in args[1:]):
+            func([t.values() if isinstance(t, CompactGradView) else t for t in args[0]], *args[1:], **kwargs)
+            return None
+        if mutable and isinstance(args[0], CompactGradView) and all(_small(a) for a in args[1:]) and all(_small(a) for a in kwargs.values()):
+            func(args[0].values(), *args[1:], **kwargs)          # mul_, div_, zero_, clamp_ ... on the values
+            return args[0]
+        if func in (_aten.detach.default, _aten.alias.default) and isinstance(args[0], CompactGradView):
+            return CompactGradView(args[0].sink, args[0])
+        # anything else: on a dense copy; what an in-place op wrote into a view is read back at its active weights
+        dense = {}
+        def unwrap(t):
+            if isinstance(t, CompactGradView):
+                if id(t) not in dense: dense[id(t)] = (t, t.dense())
+                return dense[id(t)][1]
+            return t
+        out = func(*[([unwrap(b) for b in a] if isinstance(a, (list, tuple)) else unwrap(a)) for a in args],
+                   **{k: unwrap(a) for k, a in kwargs.items()})
+        if mutable:
+            for t, d in dense.values():
+                if t.sink.values is not None: t.sink.values.copy_(d.view(-1).index_select(0, t.sink.index))
+            if isinstance(args[0], CompactGradView): return args[0]
+        return out
