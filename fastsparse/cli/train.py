@@ -119,6 +119,8 @@ def _parser():
     r.add_argument('--compute', default=None, choices=('dense', 'sparse', 'auto'),
                    help="how masked Linear and Conv2d layers compute: dense (default), sparse (over the active weights only), or "
                         "auto (whichever is faster here, timed per layer)")
+    r.add_argument('--min-sparsity', type=fraction, default=None, metavar='S',
+                   help="with --compute sparse or auto: layers less sparse than S compute densely (default: 0.5)")
     r.add_argument('--compact', action='store_true',
                    help="keep the masked weights' optimizer state at their active weights only, stepped there (the "
                         "optimizer is then PyTorch's AdamW in place of fastai's Adam)")
@@ -169,7 +171,7 @@ def _parser():
 # %% ../../nbs/07a_cli.train.ipynb #74ee2c6e
 _GRID_ONLY = ('seeds', 'sparsities', 'methods', 'results_dir', 'resume', 'max_minutes')
 _RUN_ONLY = ('method', 'sparsity', 'pattern', 'distribution', 'dataset', 'model', 'bs', 'lr', 'every', 'batches_per_update',
-             'seed', 'out', 'sync_report', 'plot', 'shrink', 'growth_gradient', 'sum_every')
+             'seed', 'out', 'sync_report', 'plot', 'shrink', 'growth_gradient', 'sum_every', 'compute', 'compact', 'min_sparsity')
 
 def _opt(dest): return '--' + dest.replace('_', '-')
 def _opts(dests): o = [_opt(d) for d in dests]; return ' and '.join([', '.join(o[:-1]), o[-1]] if len(o) > 1 else o)
@@ -208,12 +210,15 @@ def _check(p, a, given):
         p.error("--model lenet5 needs 28x28 images and --dataset digits has 8x8 ones; add --dataset fashion-mnist, "
                 "or use --model mlp or cnn")
     if a.method == 'dense':
-        if bad := [d for d in ('sparsity', 'pattern', 'distribution', 'every', 'batches_per_update', 'plot', 'compute', 'compact')
-                   if d in given]:
+        if bad := [d for d in ('sparsity', 'pattern', 'distribution', 'every', 'batches_per_update', 'plot', 'compute', 'compact',
+                               'min_sparsity') if d in given]:
             p.error(f"{_opts(bad)}: --method dense trains every weight and has no masks; drop {_opts(bad)}, or choose "
                     "a sparse --method")
     elif a.method in _FIXED_MASKS and {'every', 'batches_per_update'} & given:
         p.error(f"--every: --method {a.method} never updates its masks on a schedule; drop --every")
+    if a.min_sparsity is not None and a.compute not in ('sparse', 'auto'):
+        p.error("--min-sparsity says which layers compute over their active weights: add --compute sparse (or auto), or drop "
+                "--min-sparsity")
     if bad := [d for d in ('growth_gradient', 'sum_every') if d in given and a.method not in _GRADIENT_GROWTH]:
         p.error(f"{_opts(bad)}: --method {a.method} does not grow by the gradient; {_opts(bad)} "
                 f"{'applies' if len(bad) == 1 else 'apply'} to --method {', '.join(_GRADIENT_GROWTH)}")
@@ -277,7 +282,7 @@ def _data_hint(e:FileNotFoundError) -> str:
 
 def _method_args(a) -> dict|None:
     "The method's own options that the command line gives"
-    d = dict(shrink=True if a.shrink else None, growth_gradient=a.growth_gradient, sum_every=a.sum_every)
+    d = dict(shrink=True if a.shrink else None, growth_gradient=a.growth_gradient, sum_every=a.sum_every, min_sparsity=a.min_sparsity)
     return {k: v for k, v in d.items() if v is not None} or None
 
 def main(argv=None):

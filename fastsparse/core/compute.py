@@ -365,13 +365,18 @@ def _eligible(s) -> str|None:
     if not conv1d and type(s.owner).forward is not nn.Linear.forward: return f"{type(s.owner).__name__} has its own forward"
     return None
 
+def _check_min_sparsity(min_sparsity) -> float:
+    "`min_sparsity` as a float, or a clear error"
+    try: ok = 0 <= float(min_sparsity) <= 1 and not isinstance(min_sparsity, bool)
+    except (TypeError, ValueError): ok = False
+    if not ok: raise ValueError(f"min_sparsity must be a number in [0, 1]: layers less sparse compute densely; got {min_sparsity!r}")
+    return float(min_sparsity)
+
 def set_compute(model:nn.Module, compute:str='sparse', min_sparsity:float=0.5) -> pd.DataFrame:
     "Make the masked `Linear` layers (and GPT-2's `Conv1D`, `Conv2d`) of `model` compute over their active weights (`'sparse'`), densely (`'dense'`), or the faster way here (`'auto'`); returns `compute_report(model)`"
     if compute not in COMPUTE_MODES:
         raise ValueError(f"compute must be one of {', '.join(map(repr, COMPUTE_MODES))}; got {compute!r}")
-    try: ok = 0 <= float(min_sparsity) <= 1 and not isinstance(min_sparsity, bool)
-    except (TypeError, ValueError): ok = False
-    if not ok: raise ValueError(f"min_sparsity must be a number in [0, 1]: layers less sparse compute densely; got {min_sparsity!r}")
+    _check_min_sparsity(min_sparsity)
     model = getattr(model, 'model', model) if not isinstance(model, nn.Module) else model
     sites = masked_sites(model)
     if not sites: raise ValueError("the model has no masks: sparsify it first (`sparsify_model(model, sparsity)`)")
@@ -396,9 +401,10 @@ def _release_sinks(model:nn.Module):
         c = s.owner.__dict__.get('_fastsparse_compute')
         if c is not None: c.sink = None
 
-def compute_modes(model:nn.Module) -> set:
-    "The modes (`'dense'`, `'sparse'`, `'auto'`) the masked layers of `model` that can compute sparse are set to"
-    return {s.owner._fastsparse_compute.mode if '_fastsparse_compute' in s.owner.__dict__ else 'dense'
+def compute_modes(model:nn.Module, min_sparsity:bool=False) -> set:
+    "The modes (`'dense'`, `'sparse'`, `'auto'`) the masked layers of `model` that can compute sparse are set to; `min_sparsity`: (mode, min_sparsity) pairs"
+    c = lambda s: s.owner.__dict__.get('_fastsparse_compute')
+    return {(c(s).mode if c(s) else 'dense', c(s).min_sparsity if c(s) else None) if min_sparsity else (c(s).mode if c(s) else 'dense')
             for s in masked_sites(model) if _eligible(s) is None}
 
 _TRACED = ('dense in traced code (torch.compile with fullgraph=True, torch.export, torch.jit.trace: the sparse products are '

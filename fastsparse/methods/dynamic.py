@@ -19,7 +19,7 @@ from ..core.hooks import ensure_enforced, set_dense_grads
 from ..core.report import mask_markers, zero_preserving
 from ..core.sites import masked_sites
 from ..core.sparsify import apply_masks, mask_grads_, sparsify_model, _normalised_dim
-from ..core.compute import COMPUTE_MODES, set_compute, compute_modes, _release_sinks, _refcount, _SOLE_REFS
+from ..core.compute import COMPUTE_MODES, set_compute, compute_modes, _check_min_sparsity, _release_sinks, _refcount, _SOLE_REFS
 from .rewire import allocate, choose_road, finite_grads, momentum_redistribution, _index_road, _kernel_road, _pattern_road, _warn_skipped
 from ..core.commit import zero_opt_state_
 from .scores import gradient_magnitude, gradient_momentum, random_score, score_needs, weight_magnitude
@@ -58,6 +58,7 @@ class SparseUpdater:
                  sparse_modules=None,          # the modules whose masked weights it works on (default: every masked weight)
                  every=None, start=None, end=None,   # the schedule, instead of `schedule`
                  compute:str|None=None,        # 'sparse': masked Linears compute over their active weights ('auto', 'dense'; `set_compute`)
+                 min_sparsity:float|None=None, # with `compute`: layers less sparse than this compute densely (`set_compute`'s, 0.5)
                  shrink:bool=False,            # cut the units it removes out of the model as they go (Chase, SRigL; see `core.shrink`)
                  exclude=(),                   # layers it leaves dense when it makes the masks (`sparsify_model`'s `exclude`)
                  **kwargs):                    # the schedule's deprecated names (`batches_per_update`, `stop_pct`, ...)
@@ -71,11 +72,15 @@ class SparseUpdater:
             distribution = get_distribution('uniform' if distribution is None else distribution)
         if compute is not None and compute not in COMPUTE_MODES:
             raise ValueError(f"compute must be one of {', '.join(map(repr, COMPUTE_MODES))}; got {compute!r}")
+        if min_sparsity is not None:
+            if compute is None: raise ValueError("min_sparsity says which layers compute sparse: give compute='sparse' or 'auto' with it")
+            min_sparsity = _check_min_sparsity(min_sparsity)
         if not isinstance(shrink, bool): raise TypeError(f"shrink must be True or False; got {shrink!r}")
         if shrink and not self.can_shrink:
             raise ValueError(f"{type(self).__name__} removes no whole unit or channel, so shrink=True would have nothing to cut "
                              "out: shrink works with the methods that remove units, 'chase' and 'srigl'")
         self.sparsity, self.distribution, self.sparse_modules, self.compute = sparsity, distribution, sparse_modules, compute
+        self.min_sparsity = min_sparsity
         self.shrink, self.exclude = shrink, tuple(exclude) if isinstance(exclude, (list, tuple)) else (exclude,)
         self.sites, self.layers, self.opt, self.pct, self.sharded = [], [], None, 0., False
         self._reset()
@@ -115,7 +120,9 @@ class SparseUpdater:
         # the masks are enforced whatever happened since they were made (hooks removed, frozen weights unfrozen)
         self.hooks = ensure_enforced(sites)
         # set as asked, unless every layer already computes so: a later fit keeps `set_compute`'s `min_sparsity` and 'auto''s timings
-        if self.compute is not None and compute_modes(model) != {self.compute}: set_compute(model, self.compute)
+        if self.compute is not None and (compute_modes(model) != {self.compute} if self.min_sparsity is None else
+                                         compute_modes(model, min_sparsity=True) != {(self.compute, self.min_sparsity)}):
+            set_compute(model, self.compute, *(() if self.min_sparsity is None else (self.min_sparsity,)))
         _release_sinks(model)     # an earlier compact run's: a compact driver gives the layers its own after `start`
         # a frozen weight does not train: its mask stays as it is (fastai's `fine_tune` trains the head first)
         self.sites = [s for s in sites if s.weight.requires_grad]
