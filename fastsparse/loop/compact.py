@@ -175,11 +175,14 @@ class CompactSteps:
             for L in self.layers:
                 p, idx = L.p, L.current_index()
                 g = None
+                viewed = L.sink is not None and L.sink.viewed
                 if isinstance(p.grad, CompactGradView): p.grad = None      # the sink's values, taken below
                 elif p.grad is not None:
                     g = take(p.grad, idx)
                     self._hidden.append((p, p.grad)); p.grad = None
                 taken = L.sink.take() if L.sink is not None else None
+                # a dense `.grad` that took the place of the sink's view was made from it (`p.grad = p.grad / 2`): it holds them
+                if viewed and g is not None: taken = None
                 if taken is not None:
                     v, at = taken
                     if not (at is idx or torch.equal(at, idx)): v = remap(v, at, idx, p.numel())

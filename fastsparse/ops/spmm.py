@@ -322,6 +322,7 @@ class SparseLinearFunction(torch.autograd.Function):
         to = _destination(ctx.wnode) if ctx.needs_input_grad[1] else None
         if to is not None:
             if ctx.dense_grad is not None and ctx.dense_grad():  # a method reads the whole gradient at this step
+                if to == 'grad' and ctx.grad_sink is not None: ctx.grad_sink.fold()   # what it holds: into `.grad`, added to
                 a, b = (ctx.xT, dyT.t()) if plan.transposed else (dyT, ctx.xT.t())
                 buf = ctx.grad_buffer(whole=True) if ctx.grad_buffer is not None and to == 'grad' else None
                 dw = a @ b if buf is None else torch.mm(a, b, out=buf.view(plan.shape))   # last step's gradient, written over
@@ -374,7 +375,7 @@ _graph_task = getattr(torch._C, '_current_graph_task_id', lambda: None)    # whi
 class CompactGrad:
     "A weight gradient at the active weights only, in the order of the weight's flat `index`, summed over backward passes until `take()`"
     expose = None       # a weak reference to the weight: its `.grad` shows what this holds (`CompactGradView`)
-    def __init__(self): self.values = self.index = self.task = None; self.fresh = self.unscaled = False
+    def __init__(self): self.values = self.index = self.task = None; self.fresh = self.unscaled = self.viewed = False
     def add(self, dv:torch.Tensor, plan:SparsePlan, canary:torch.Tensor|None=None):
         """Add `dv`, the gradient at the active weights of `plan` in the order of its rows. What it holds is dropped first
         if no step took it: after `GradScaler` unscaled it (`unscaled`: that step was skipped), or when `canary` (the
@@ -394,7 +395,7 @@ class CompactGrad:
         elif self.index is index or torch.equal(self.index, index): self.values += v
         else:                                  # the mask changed between two backward passes: carried to the new one
             self.values = remap(self.values, self.index, index, plan.n_out * plan.n_in) + v; self.index = index
-        if shown and p.grad is None: p.grad = CompactGradView(self, p)
+        if shown and p.grad is None: p.grad = CompactGradView(self, p); self.viewed = True
     def takes(self) -> bool:
         """Whether a backward pass gives this its gradient: not while the weight holds a dense `.grad` (kept by
         `zero_grad(set_to_none=False)` after a step that computed the whole gradient), which it is added to instead, where
@@ -406,7 +407,11 @@ class CompactGrad:
         out = None if self.values is None else (self.values, self.index)
         self.clear()
         return out
-    def clear(self): self.values = self.index = None; self.fresh = self.unscaled = False
+    def fold(self):
+        "Move what this holds into a dense `.grad` of the weight, where its `CompactGradView` stands (a backward is about to add a whole gradient there)"
+        p = self.expose() if self.expose is not None else None
+        if p is not None and type(p.grad) is CompactGradView: p.grad = p.grad.dense(); self.clear()
+    def clear(self): self.values = self.index = None; self.fresh = self.unscaled = self.viewed = False
 
 def _sorted(plan:SparsePlan):
     "The flat indices of `plan`'s active weights in increasing order, and the permutation of its row order that gives them (None: the same order)"
