@@ -9,6 +9,7 @@ from __future__ import annotations
 import torch
 from ..ops.masks import mask_
 from ..ops import kernels
+from ..ops.spmm import CompactGradView
 from .report import record_update, _note_update
 
 # %% auto #0
@@ -32,7 +33,7 @@ _COMPACT = {}
 
 def grad_of(p:torch.Tensor) -> torch.Tensor|None:
     "The gradient of `p`: its `.grad`, or, where its optimizer state is kept compact, its compact gradient as a dense tensor (None: none yet)"
-    if p.grad is not None: return p.grad
+    if p.grad is not None: return p.grad.dense() if type(p.grad) is CompactGradView else p.grad   # a view: as a tensor
     c = _COMPACT.get(id(p))
     if c is None or c.p is not p or c.sink is None or c.sink.values is None: return None
     return p.new_zeros(p.numel()).index_copy_(0, c.sink.index, c.sink.values).view_as(p)
