@@ -432,6 +432,7 @@ def _distributed() -> bool:
 _aten = torch.ops.aten
 _NORM = _aten.linalg_vector_norm.default
 _UNSCALE_OP = _aten._amp_foreach_non_finite_check_and_unscale_.default
+_FOREACH_NORM = _aten._foreach_norm.Scalar
 
 def _small(a) -> bool:
     "Whether the argument `a` of an in-place op on a gradient acts alike on every entry: no tensor, or a one-element one"
@@ -472,6 +473,8 @@ class CompactGradView(torch.Tensor):
                 if ords > 0 or ords == -math.inf:             # the entries off the mask add nothing (max: zero is the least)
                     r = func(v, *args[1:], **kwargs) if v.numel() else torch.zeros((), dtype=kwargs.get('dtype') or v.dtype)
                     return r
+        if func is _FOREACH_NORM and (args[1] if len(args) > 1 else kwargs.get('ord', 2)) > 0:   # `clip_grad_norm_(foreach=True)`
+            return func([t.values() if isinstance(t, CompactGradView) else t for t in args[0]], *args[1:], **kwargs)
         if func is _UNSCALE_OP:                                  # GradScaler: unscale and check the values themselves
             for t in views(args[0]): t.sink.unscaled = True
             return func([t.values() if isinstance(t, CompactGradView) else t for t in args[0]], *args[1:], **kwargs)
