@@ -346,6 +346,8 @@ def _forward(self, x):
             if cv: return _conv(self, x, self.weight, self.bias, plan, c.dense_grad(self), **grad)
             return spmm.sparse_linear(x, self.weight, self.bias, plan, c.dense_grad(self), **grad)
     if rec is not None and torch.is_grad_enabled(): rec.grad_dirty = True
+    if c.sink is not None and torch.is_grad_enabled() and type(self.weight.grad) is spmm.CompactGradView:
+        c.sink.fold()                               # the dense backward to come adds to `.grad`: a tensor there first
     return type(self).forward(self, x)
 
 # %% ../../nbs/02i_core.compute.ipynb #0ea4adbc
@@ -399,7 +401,9 @@ def _release_sinks(model:nn.Module):
     "Let the layers of `model` put their weight gradients in `.grad` again, not in the compact gradients of an earlier run"
     for s in masked_sites(model):
         c = s.owner.__dict__.get('_fastsparse_compute')
-        if c is not None: c.sink = None
+        if c is not None:
+            if c.sink is not None: c.sink.fold()       # a gradient it shows in `.grad` (`CompactGradView`): a tensor there
+            c.sink = None
 
 def compute_modes(model:nn.Module, min_sparsity:bool=False) -> set:
     "The modes (`'dense'`, `'sparse'`, `'auto'`) the masked layers of `model` that can compute sparse are set to; `min_sparsity`: (mode, min_sparsity) pairs"

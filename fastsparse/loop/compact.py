@@ -263,8 +263,7 @@ class CompactSteps:
         for L in self.layers:
             c = L.site.owner.__dict__.get('_fastsparse_compute')
             if c is not None and c.sink is L.sink: c.sink = None
-            if L.sink is not None: L.sink.expose = None
-            if isinstance(L.p.grad, CompactGradView): L.p.grad = None
+            if L.sink is not None: L.sink.fold(); L.sink.expose = None   # a gradient it shows in `.grad`: a tensor there
             if _COMPACT.get(id(L.p)) is L: del _COMPACT[id(L.p)]
         self.layers = []
 
