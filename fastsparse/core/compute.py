@@ -407,9 +407,13 @@ def _release_sinks(model:nn.Module):
 
 def compute_modes(model:nn.Module, min_sparsity:bool=False) -> set:
     "The modes (`'dense'`, `'sparse'`, `'auto'`) the masked layers of `model` that can compute sparse are set to; `min_sparsity`: (mode, min_sparsity) pairs"
-    c = lambda s: s.owner.__dict__.get('_fastsparse_compute')
-    return {(c(s).mode if c(s) else 'dense', c(s).min_sparsity if c(s) else None) if min_sparsity else (c(s).mode if c(s) else 'dense')
-            for s in masked_sites(model) if _eligible(s) is None}
+    out = set()
+    for s in masked_sites(model):
+        if _eligible(s) is not None: continue
+        c = s.owner.__dict__.get('_fastsparse_compute')
+        mode = c.mode if c is not None else 'dense'
+        out.add((mode, c.min_sparsity if c is not None else None) if min_sparsity else mode)
+    return out
 
 _TRACED = ('dense in traced code (torch.compile with fullgraph=True, torch.export, torch.jit.trace: the sparse products are '
            'not operations they can record); torch.compile without fullgraph runs the layer eagerly between graphs, sparse')

@@ -213,20 +213,22 @@ class CompactSteps:
         for L in self.layers:
             if L.sink is not None: L.sink.clear()
 
-    def grads(self, shown:bool=True) -> list:
-        "The compact gradients held now (for clipping), averaged over the processes first; `shown=False`: not those a `CompactGradView` shows in `.grad`"
+    def grads(self) -> list:
+        "The compact gradients held now (for clipping), averaged over the processes first"
         self.sync()
-        return [L.sink.values for L in self.layers if L.sink is not None and L.sink.values is not None
-                and (shown or not isinstance(L.p.grad, CompactGradView))]
+        return [L.sink.values for L in self.layers if L.sink is not None and L.sink.values is not None]
 
     def grad_group(self) -> dict:
         """A parameter group of stand-ins whose `.grad` are the compact gradients held now: what the wrapper adds to the
         `param_groups` it shows `GradScaler`'s unscaling (which reads `params` alone), so that it unscales these too and
         sees their overflows. A stand-in takes no memory (a scalar expanded to its gradient's shape) and is never stepped."""
-        ps, gs = [], self.grads(shown=False)   # averaged over the processes first (which takes them out and puts them back)
-        for L in self.layers:       # a step skipped after this (an overflow) leaves them stale: the next backward drops them
-            if L.sink is not None and L.sink.values is not None and not isinstance(L.p.grad, CompactGradView): L.sink.unscaled = True
-        for g in gs:
+        self.sync()                 # averaged over the processes first (which takes them out and puts them back)
+        # those a `CompactGradView` shows in `.grad` are unscaled there, with the weights' own gradients
+        held = [L.sink for L in self.layers if L.sink is not None and L.sink.values is not None
+                and not isinstance(L.p.grad, CompactGradView)]
+        ps = []
+        for s in held: s.unscaled = True   # a step skipped after this (an overflow) leaves them stale: the next backward drops them
+        for g in (s.values for s in held):
             t = torch.empty((), dtype=g.dtype, device=g.device).expand(g.shape)
             t.grad = g
             ps.append(t)

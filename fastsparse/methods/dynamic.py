@@ -120,9 +120,10 @@ class SparseUpdater:
         # the masks are enforced whatever happened since they were made (hooks removed, frozen weights unfrozen)
         self.hooks = ensure_enforced(sites)
         # set as asked, unless every layer already computes so: a later fit keeps `set_compute`'s `min_sparsity` and 'auto''s timings
-        if self.compute is not None and (compute_modes(model) != {self.compute} if self.min_sparsity is None else
-                                         compute_modes(model, min_sparsity=True) != {(self.compute, self.min_sparsity)}):
-            set_compute(model, self.compute, *(() if self.min_sparsity is None else (self.min_sparsity,)))
+        if self.compute is not None:
+            asked = {} if self.min_sparsity is None else dict(min_sparsity=self.min_sparsity)
+            now = compute_modes(model, min_sparsity=bool(asked))
+            if now != ({(self.compute, self.min_sparsity)} if asked else {self.compute}): set_compute(model, self.compute, **asked)
         _release_sinks(model)     # an earlier compact run's: a compact driver gives the layers its own after `start`
         # a frozen weight does not train: its mask stays as it is (fastai's `fine_tune` trains the head first)
         self.sites = [s for s in sites if s.weight.requires_grad]
