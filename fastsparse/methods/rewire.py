@@ -12,7 +12,8 @@ from ..ops.select import _top_k
 from ..sparsity.patterns import get_pattern, Unstructured, _check_count
 from ..core.distributed import broadcast_, full_tensor, world_size
 from .scores import gradient_momentum, sparse_score
-from ..core.commit import commit_mask_, commit_change_
+from ..core.commit import commit_mask_, commit_change_, zero_opt_state_
+from ..core.report import _note_update
 from ..ops import kernels
 from ..ops.masks import all_finite
 
@@ -52,12 +53,13 @@ def momentum_redistribution(param, mask, opt) -> float:
     return float(mom[mask].sum()) / n if n else 0.
 
 # %% ../../nbs/03b_methods.rewire.ipynb #f84f9346
-ROADS = ('pattern', 'index', 'kernel')
+ROADS = ('pattern', 'index', 'kernel', 'device')
 
 def choose_road(site, pattern='unstructured', n_weights:int|None=None) -> str:
     "The selection road of `site`'s updates (`n_weights`: the size of the whole update, if more than this layer)"
     pat = get_pattern(pattern)
     if type(pat) is not Unstructured or site.packed or not site.weight.is_contiguous() or world_size() > 1: return 'pattern'
+    if site.weight.device.type != 'cpu': return 'device'
     if kernels.worth(site.weight.numel() if n_weights is None else n_weights) and kernels.usable(site.weight): return 'kernel'
     return 'index'
 
@@ -105,6 +107,45 @@ def _kernel_road(site, n_drop:int, n_grow:int, keep, keep_abs:bool, grow, grow_a
     dropped, grown, regrown = kernels.rewire(keep, keep_abs, grow, grow_abs, mask, n_act, n_drop, n_grow)
     return commit_change_(site, torch.from_numpy(dropped), torch.from_numpy(grown), opt, n_act, regrown)
 
+def _device_road(site, n_drop:int, n_grow:int, keep_score, grow_score, opt=None, n_active:int|None=None,
+                 turnover:list|None=None):
+    """The 'device' road (a GPU's): two selections over the whole tensor by distinct keys and the new mask made in place,
+    with nothing read back by the host (`n_active`: the active count, if known; `turnover`: a list that takes
+    `(site, count)` with the count left on the device, for the caller to read with the other layers' at once)"""
+    w, m = site.weight, site.mask.view(-1)
+    n = w.numel()
+    n_act = int(m.count_nonzero()) if n_active is None else n_active
+    _check_single(site, n_drop, n_grow, n_act, keep_score, grow_score)
+    idx = torch.arange(n, device=w.device)
+    ks = keep_score(idx) if callable(keep_score) else keep_score.detach().reshape(-1)
+    if not isinstance(ks, torch.Tensor) or ks.shape != idx.shape:
+        raise ValueError(f"the keep score of {site.name} at {n} indices returned "
+                         f"{tuple(ks.shape) if isinstance(ks, torch.Tensor) else type(ks).__name__}: return one score per index")
+    # the 'index' road's rules: the n_drop lowest keep scores of the active weights go, NaN first, the highest
+    # indices first at a tie; the n_grow highest grow scores of the others come, NaN last, the lowest indices first
+    ks = ks.float().nan_to_num(nan=-math.inf, posinf=math.inf, neginf=-math.inf)
+    new = m.clone().index_fill_(0, _top_k(ks, n_drop, False, exclude=~m, n_free=n_act, pos=-idx, by_fill=True), False)
+    gs = grow_score.detach().reshape(-1)
+    new.index_fill_(0, _top_k(gs if gs.is_floating_point() else gs.float(), n_grow, exclude=new,
+                              n_free=n - n_act + n_drop, by_fill=True), True)
+    changed = m ^ new                                # dropped for good, or new: a weight dropped and grown again stays
+    with torch.no_grad():
+        w.data.view(-1).masked_fill_(changed, 0.)    # dropped weights out, new ones start at zero
+        if opt is not None: zero_opt_state_(opt, w, (m & new).view(w.shape))
+        site.set_mask_(new.view(w.shape))
+        site.record.sparsity = 1. - (n_act - n_drop + n_grow) / n
+    count = changed.count_nonzero()
+    if turnover is None: _note_update(site, int(count), 'unstructured')
+    else: turnover.append((site, count))
+    return site.mask
+
+def _note_turnover(pending:list):
+    "Note the turnover of each `(site, count on the device)` of `pending` ('device' road), read back in one transfer per device"
+    by = {}
+    for s, c in pending: by.setdefault(c.device, []).append((s, c))
+    for group in by.values():
+        for (s, _), c in zip(group, torch.stack([c for _, c in group]).tolist()): _note_update(s, c, 'unstructured')
+
 def _pattern_road(site, n_drop:int, n_grow:int, keep_score, grow_score, opt=None, pattern='unstructured'):
     "The 'pattern' road: whole-tensor scores and the pattern's own selection; process 0 decides"
     pat, w = get_pattern(pattern), site.weight
@@ -133,6 +174,7 @@ def drop_grow_(site, n_drop:int, n_grow:int, keep_score, grow_score, opt=None, p
             and kernels.usable(site.weight, keep_score, grow_score):
         return _kernel_road(site, n_drop, n_grow, keep_score, False, grow_score, False, opt)
     if road == 'pattern': return _pattern_road(site, n_drop, n_grow, keep_score, grow_score, opt, pat)
+    if road == 'device': return _device_road(site, n_drop, n_grow, keep_score, grow_score, opt)
     return _index_road(site, n_drop, n_grow, keep_score, grow_score, opt, active)
 
 # %% ../../nbs/03b_methods.rewire.ipynb #0747a4ee
