@@ -59,7 +59,7 @@ def choose_road(site, pattern='unstructured', n_weights:int|None=None) -> str:
     "The selection road of `site`'s updates (`n_weights`: the size of the whole update, if more than this layer)"
     pat = get_pattern(pattern)
     if type(pat) is not Unstructured or site.packed or not site.weight.is_contiguous() or world_size() > 1: return 'pattern'
-    if site.weight.device.type != 'cpu': return 'device'
+    if site.weight.device.type == 'cuda': return 'device'
     if kernels.worth(site.weight.numel() if n_weights is None else n_weights) and kernels.usable(site.weight): return 'kernel'
     return 'index'
 
