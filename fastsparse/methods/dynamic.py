@@ -21,7 +21,7 @@ from ..core.sites import masked_sites
 from ..core.sparsify import apply_masks, mask_grads_, sparsify_model, _normalised_dim
 from ..core.compute import COMPUTE_MODES, set_compute, compute_modes, _check_min_sparsity, _release_sinks, _refcount, _SOLE_REFS
 from .rewire import allocate, choose_road, finite_grads, momentum_redistribution, _index_road, _kernel_road, _pattern_road, _warn_skipped
-from .rewire import _device_road, _note_turnover
+from .rewire import _device_road, _note_turnover, _read_back
 from ..core.commit import zero_opt_state_
 from .scores import gradient_magnitude, gradient_momentum, random_score, score_needs, weight_magnitude
 from ..ops import kernels
@@ -265,14 +265,6 @@ def _magnitude_of(f, w, opt, site):
     t = src(w, opt) if src is not None else None
     if isinstance(t, torch.Tensor) and t.shape == w.shape: return t, True
     return _check_score(f, f(w, opt), w, site), False
-
-def _counts(masks:list) -> list:
-    "The number of kept weights of each bool mask in `masks`, read back in one transfer per device"
-    out, by = [0] * len(masks), {}
-    for i, m in enumerate(masks): by.setdefault(m.device, []).append(i)
-    for ii in by.values():
-        for i, c in zip(ii, torch.stack([masks[i].count_nonzero() for i in ii]).tolist()): out[i] = c
-    return out
 
 _POOL = {}
 
@@ -564,7 +556,7 @@ class DynamicSparseUpdater(SparseUpdater):
         opt, plan, pooled, pending = self.opt, [], [], []
         ropt = opt if self.reset_state else None        # the roads zero the optimizer state of the weights they change
         on_device = [l for l in self.layers if l.road == 'device']   # their active counts: read back together
-        counts = dict(zip(map(id, on_device), _counts([l.site.mask for l in on_device])))
+        counts = dict(zip(map(id, on_device), _read_back([l.site.mask.count_nonzero() for l in on_device])))
         for l in self.layers:
             s, pat, road, w = l.site, l.pattern, l.road, l.weight
             if road == 'device':                 # a GPU's: the host waits for the device once per update, not per layer

@@ -139,12 +139,17 @@ def _device_road(site, n_drop:int, n_grow:int, keep_score, grow_score, opt=None,
     else: turnover.append((site, count))
     return site.mask
 
+def _read_back(ts:list) -> list:
+    "The values of the 0-d tensors `ts` as Python numbers, read back in one transfer per device"
+    out, by = [None] * len(ts), {}
+    for i, t in enumerate(ts): by.setdefault(t.device, []).append(i)
+    for ii in by.values():
+        for i, v in zip(ii, torch.stack([ts[i] for i in ii]).tolist()): out[i] = v
+    return out
+
 def _note_turnover(pending:list):
-    "Note the turnover of each `(site, count on the device)` of `pending` ('device' road), read back in one transfer per device"
-    by = {}
-    for s, c in pending: by.setdefault(c.device, []).append((s, c))
-    for group in by.values():
-        for (s, _), c in zip(group, torch.stack([c for _, c in group]).tolist()): _note_update(s, c, 'unstructured')
+    "Note the turnover of each `(site, count on the device)` of `pending` (the 'device' road's), read back together"
+    for (s, _), c in zip(pending, _read_back([c for _, c in pending])): _note_update(s, c, 'unstructured')
 
 def _pattern_road(site, n_drop:int, n_grow:int, keep_score, grow_score, opt=None, pattern='unstructured'):
     "The 'pattern' road: whole-tensor scores and the pattern's own selection; process 0 decides"
