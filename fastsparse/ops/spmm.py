@@ -78,6 +78,33 @@ def _nb():
                             c += L
 
     @jit
+    def rows_times_taking(ptr, idx, flat, wf, val, xT, bias, out):
+        """`rows_times` of a whole batch (no slices, no planes), reading each active weight from the flat weight `wf` at
+        `flat` as it goes and leaving it in `val` (the backward's values): the gather and the forward in one pass"""
+        n = ptr.size - 1; B = xT.shape[1]; has_bias = bias.size > 0
+        for b in numba.prange((n + 15) // 16):
+            r0 = b * 16; r1 = min(r0 + 16, n)
+            tile = np.empty((16, B), xT.dtype)
+            for r in range(r0, r1):
+                y = tile[r - r0]
+                for c in range(B): y[c] = 0
+                p0 = ptr[r]; p1 = ptr[r + 1]; p4 = p1 - (p1 - p0) % 4
+                for p in range(p0, p4, 4):
+                    w0 = wf[flat[p]]; w1 = wf[flat[p + 1]]; w2 = wf[flat[p + 2]]; w3 = wf[flat[p + 3]]
+                    val[p] = w0; val[p + 1] = w1; val[p + 2] = w2; val[p + 3] = w3
+                    x0 = xT[idx[p]]; x1 = xT[idx[p + 1]]; x2 = xT[idx[p + 2]]; x3 = xT[idx[p + 3]]
+                    for c in range(B): y[c] += (w0 * x0[c] + w1 * x1[c]) + (w2 * x2[c] + w3 * x3[c])
+                for p in range(p4, p1):
+                    w = wf[flat[p]]; val[p] = w; xr = xT[idx[p]]
+                    for c in range(B): y[c] += w * xr[c]
+            for c in range(B):
+                o = out[c]
+                if has_bias:
+                    for j in range(r1 - r0): o[r0 + j] = tile[j, c] + bias[r0 + j]
+                else:
+                    for j in range(r1 - r0): o[r0 + j] = tile[j, c]
+
+    @jit
     def row_dots(ptr, idx, dyT, xT, out, row_len):
         """out[p] = dyT[r, :] . xT[idx[p], :] for every p in row r, over the rows in parallel; with a `row_len`, `out` is a
         dense [rows, row_len] gradient, flat, and the dot goes to out[r * row_len + idx[p]] (no second pass to put it there)"""
@@ -131,7 +158,7 @@ def _nb():
                     q = at[c]; row[q] = r; by_col[q] = p; at[c] = q + 1; p += 1
         return row_ptr, col, flat, col_ptr, row, by_col
 
-    _NB = dict(rows_times=rows_times, row_dots=row_dots, take=take, put=put, lists=lists)
+    _NB = dict(rows_times=rows_times, rows_times_taking=rows_times_taking, row_dots=row_dots, take=take, put=put, lists=lists)
     return _NB
 
 # %% ../../nbs/00e_ops.spmm.ipynb #9ff1d257
@@ -171,12 +198,14 @@ class SparsePlan:
         self.hint = None     # (weight, its stamp, values) that `offer` gave: taken once by `values`
         self.kept = None     # [weight, its stamp, values, values in column order]: a frozen weight's, kept while unchanged
 
-    def values(self, weight:torch.Tensor) -> torch.Tensor:
+    def values(self, weight:torch.Tensor, gather:bool=True) -> torch.Tensor|None:
         """The active weights of `weight`, in the order of the row lists: those `offer` gave, if nothing wrote `weight`
-        since; for a frozen weight (no gradient) that counts the takes of its `.data`, kept while nothing writes it"""
+        since; for a frozen weight (no gradient) that counts the takes of its `.data`, kept while nothing writes it;
+        `gather=False`: None where they would be gathered afresh (for a product that reads them itself)"""
         h, self.hint = self.hint, None                            # used once
         if h is not None and h[0]() is weight and h[1] == _stamp(weight): return h[2]
-        if weight.requires_grad or not getattr(type(weight), 'counts_data', False): return take(weight.detach(), self.flat)
+        if weight.requires_grad or not getattr(type(weight), 'counts_data', False):
+            return take(weight.detach(), self.flat) if gather else None
         k = self.kept
         if k is None or k[0]() is not weight or k[1] != _stamp(weight):
             k = self.kept = [weakref.ref(weight), _stamp(weight), take(weight.detach(), self.flat), None]
@@ -215,6 +244,8 @@ def _is_dtensor(t) -> bool:
 
 # %% ../../nbs/00e_ops.spmm.ipynb #5766f745
 _TAKE_MIN = 1 << 16             # below this many entries PyTorch's indexing is as fast (a compiled call has a fixed cost)
+_FUSED = (1 / 16, 1 / 4)        # a layer with a share of active weights above the first and at most the second gathers
+                                # them inside its forward product (`rows_times_taking`)
 _PUT_MIN = 1 << 11              # its `index_copy_` is slower from here (alone, at 23,520 entries: 2.3x on one thread; in a
                                 # compact step of a 300x784 layer at 90%, on two threads, 47-52 against 57-66 us)
 
@@ -284,7 +315,10 @@ class SparseLinearFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, weight, bias, plan, dense_grad, grad_buffer, grad_sink=None, wnode=None, planes=False):
         K = _nb()
-        v = plan.values(weight)
+        w = weight.detach()
+        fused = (not planes and x.shape[0] <= _SLICE and w.is_contiguous() and _FUSED[0] < plan.nnz / w.numel() <= _FUSED[1]
+                 and _compiled_ok(w.view(-1), plan.flat))          # the gather inside the forward product (see `take`)
+        v = plan.values(weight, gather=not fused)
         b = bias.detach() if bias is not None else x.new_empty(0)
         if planes:     # a 1x1 convolution's [n, in, h, w]: features first by whole image planes, the output as planes too
             n, C, H, W = x.shape
@@ -295,7 +329,11 @@ class SparseLinearFunction(torch.autograd.Function):
         else:
             xT = x.detach().t().contiguous()                   # [in, batch]
             y = torch.empty(x.shape[0], plan.n_out, dtype=x.dtype)  # laid out as F.linear's (dropout after it draws the same)
-            K['rows_times'](plan.row_ptr, plan.col, v.numpy(), xT.numpy(), b.numpy(), y.numpy(), 0)
+            if v is None:                                      # gathered as the product reads them
+                v = w.new_empty(plan.nnz)
+                K['rows_times_taking'](plan.row_ptr, plan.col, plan.flat.numpy(), w.view(-1).numpy(), v.numpy(), xT.numpy(),
+                                       b.numpy(), y.numpy())
+            else: K['rows_times'](plan.row_ptr, plan.col, v.numpy(), xT.numpy(), b.numpy(), y.numpy(), 0)
         ctx.planes = planes
         ctx.plan, ctx.dense_grad, ctx.grad_buffer, ctx.grad_sink, ctx.v, ctx.xT = plan, dense_grad, grad_buffer, grad_sink, v, xT
         ctx.save_for_backward(x, weight)                       # for a backward that is differentiated again
