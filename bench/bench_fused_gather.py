@@ -1,8 +1,8 @@
-"""The forward of one masked 4096x4096 Linear two ways, on one thread: the active weights gathered from the dense parameter
+"""The forward of one masked 4096x4096 Linear two ways, on one thread (`--threads`): the active weights gathered from the dense parameter
 and then the product (`take`, `rows_times`), against one pass that reads them as the product needs them
 (`rows_times_taking`, what a forward less than 95% sparse does); medians of interleaved calls, the two ways taking turns.
 
-    python bench/bench_fused_gather.py [--sparsity 0.5 0.8 0.9 0.92 0.94 0.95 0.98] [--batch 128 256] [--repeats 21]
+    python bench/bench_fused_gather.py [--sparsity 0.5 0.8 0.9 0.92 0.94 0.95 0.98] [--batch 128 256] [--repeats 21] [--threads 1]
 """
 import argparse, statistics, sys, time
 from pathlib import Path
@@ -13,9 +13,9 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--sparsity', type=float, nargs='+', default=[0.5, 0.8, 0.9, 0.92, 0.94, 0.95, 0.98])
     p.add_argument('--batch', type=int, nargs='+', default=[128, 256]); p.add_argument('--repeats', type=int, default=21)
-    p.add_argument('--size', type=int, default=4096)
+    p.add_argument('--size', type=int, default=4096); p.add_argument('--threads', type=int, default=1)
     a = p.parse_args()
-    torch.set_num_threads(1)
+    torch.set_num_threads(a.threads)
     from fastsparse.ops.spmm import SparsePlan, take, _nb
     K, n = _nb(), a.size
     print(f"| sparsity | batch | gather, then product ms | one pass ms | one pass / both | same outputs |\n|---|---|---|---|---|---|")
