@@ -192,12 +192,12 @@ class CompactSteps:
                 # the takes of `.data` a masked weight counts), else gathered
                 w = L.w if L.w is not None and L.w_key == (L.key, _stamp(p)) else take(p, idx)
                 self.rule(L, w, g)
-                put_(p, idx, w)
                 counted = getattr(type(p), 'counts_data', False)
-                L.w, L.w_key = (w, (L.key, _stamp(p))) if counted else (None, None)
                 c = L.site.owner.__dict__.get('_fastsparse_compute')
-                if c is not None and c.plan is not None and c.plan.flat is idx:    # the next forward's values (a copy:
-                    c.plan.offer(p, w.clone() if counted else w)                  # the forward keeps them for backward)
+                if counted and c is not None and c.plan is not None and c.plan.flat is idx:
+                    c.plan.put_offer_(p, w)     # written back, and the next forward's values offered (a copy, which the
+                else: put_(p, idx, w)           # forward keeps for backward, and in column order for that backward)
+                L.w, L.w_key = (w, (L.key, _stamp(p))) if counted else (None, None)
 
     def hide(self):
         "Hide the compact weights' dense gradients from `opt` without stepping them (a step a `GradScaler` skips: a fused optimizer would still make dense state for them)"

@@ -128,6 +128,12 @@ def _nb():
                 else: out[p] = s
 
     @jit
+    def put_thrice(dst, pos, v, copy, cpos, cols):
+        "dst[pos[i]] = v[i], copy[i] = v[i] and cols[cpos[i]] = v[i], over threads (`pos`, `cpos` without repeats)"
+        for i in numba.prange(pos.size):
+            x = v[i]; dst[pos[i]] = x; copy[i] = x; cols[cpos[i]] = x
+
+    @jit
     def take(src, pos, out):
         "out[i] = src[pos[i]], over threads"
         for i in numba.prange(pos.size): out[i] = src[pos[i]]
@@ -158,7 +164,8 @@ def _nb():
                     q = at[c]; row[q] = r; by_col[q] = p; at[c] = q + 1; p += 1
         return row_ptr, col, flat, col_ptr, row, by_col
 
-    _NB = dict(rows_times=rows_times, rows_times_taking=rows_times_taking, row_dots=row_dots, take=take, put=put, lists=lists)
+    _NB = dict(rows_times=rows_times, rows_times_taking=rows_times_taking, row_dots=row_dots, take=take, put=put,
+               put_thrice=put_thrice, lists=lists)
     return _NB
 
 # %% ../../nbs/00e_ops.spmm.ipynb #9ff1d257
@@ -195,15 +202,18 @@ class SparsePlan:
 
     def _fresh(self):
         "No values handed over or kept yet"
-        self.hint = None     # (weight, its stamp, values) that `offer` gave: taken once by `values`
+        self.hint = None     # (weight, its stamp, values, their column order or None) that `offer` gave: taken once by `values`
+        self.cols_of = None  # (values, their column order): those of the offered values the last forward took
         self.kept = None     # [weight, its stamp, values, values in column order]: a frozen weight's, kept while unchanged
 
     def values(self, weight:torch.Tensor, gather:bool=True) -> torch.Tensor|None:
         """The active weights of `weight`, in the order of the row lists: those `offer` gave, if nothing wrote `weight`
         since; for a frozen weight (no gradient) that counts the takes of its `.data`, kept while nothing writes it;
         `gather=False`: None where they would be gathered afresh (for a product that reads them itself)"""
-        h, self.hint = self.hint, None                            # used once
-        if h is not None and h[0]() is weight and h[1] == _stamp(weight): return h[2]
+        h, self.hint, self.cols_of = self.hint, None, None        # used once
+        if h is not None and h[0]() is weight and h[1] == _stamp(weight):
+            if h[3] is not None: self.cols_of = (h[2], h[3])
+            return h[2]
         if weight.requires_grad or not getattr(type(weight), 'counts_data', False):
             return take(weight.detach(), self.flat) if gather else None
         k = self.kept
@@ -212,17 +222,37 @@ class SparsePlan:
         return k[2]
 
     def col_values(self, v:torch.Tensor) -> torch.Tensor:
-        "`v` (from `values`) in the order of the column lists: kept with a frozen weight's values"
+        "`v` (from `values`) in the order of the column lists: offered with them, or kept with a frozen weight's values"
+        c = self.cols_of
+        if c is not None and c[0] is v: return c[1]
         k = self.kept
         if k is None or k[2] is not v: return take(v, self.by_col)
         if k[3] is None: k[3] = take(v, self.by_col)
         return k[3]
 
-    def offer(self, weight:torch.Tensor, v:torch.Tensor):
+    def offer(self, weight:torch.Tensor, v:torch.Tensor, cols:torch.Tensor|None=None):
         """`v`: the active weights of `weight` in the order of the row lists, just written into it (the compact optimizer
         step has them): the next `values(weight)` returns `v` instead of gathering them again, unless `weight` was
-        written since, in place (its version counter) or through `.data` (counted while its mask is enforced)"""
-        self.hint = (weakref.ref(weight), _stamp(weight), v) if getattr(type(weight), 'counts_data', False) else None
+        written since, in place (its version counter) or through `.data` (counted while its mask is enforced); `cols`:
+        `v` in the order of the column lists, which the backward of that forward then takes"""
+        self.hint = (weakref.ref(weight), _stamp(weight), v, cols) if getattr(type(weight), 'counts_data', False) else None
+
+    def col_pos(self) -> torch.Tensor:
+        "Where each entry of the row lists sits in the column lists (the inverse of `by_col`), made on first use"
+        if getattr(self, '_col_pos', None) is None:
+            self._col_pos = torch.empty_like(self.by_col).index_copy_(0, self.by_col, torch.arange(self.nnz))
+        return self._col_pos
+
+    def put_offer_(self, weight:torch.Tensor, v:torch.Tensor):
+        """`put_(weight, self.flat, v)`, then `offer` the next forward a copy of `v` and `v` in column order, all three
+        written in one pass over `v` where the compiled loops take them (a compact optimizer step's write-back)"""
+        flat = weight.view(-1)
+        if not (v.dtype == flat.dtype and _compiled_ok(flat, self.flat, v, least=_PUT_MIN)):
+            put_(weight, self.flat, v); return self.offer(weight, v.clone())
+        copy, cols = torch.empty_like(v), torch.empty_like(v)
+        _nb()['put_thrice'](flat.numpy(), self.flat.numpy(), v.numpy(), copy.numpy(), self.col_pos().numpy(), cols.numpy())
+        torch.autograd.graph.increment_version(flat)   # written behind PyTorch's back, as `put_` counts it
+        self.offer(weight, copy, cols)
 
     def __repr__(self): return f"SparsePlan({self.n_out}x{self.n_in}, {self.nnz} active)"
 
