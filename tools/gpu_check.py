@@ -35,7 +35,7 @@ for one short rerun.
 
     python tools/gpu_check.py --dry-run      # every step on the CPU, tiny sizes, in under 2 minutes (CI runs it)
 """
-import argparse, datetime, json, os, platform, re, shutil, statistics, subprocess, sys, tempfile, time
+import argparse, collections, datetime, json, os, platform, re, shutil, statistics, subprocess, sys, tempfile, time, warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -331,8 +331,15 @@ def bench_resnet50_update(dev, tiny):
     ut = _interleaved(dict(update=lambda: upd.update_masks(0.3)), 2 if tiny else 5, sync)['update']
     after = [int(s.mask.count_nonzero()) for s in upd.sites]
     r = dict(model=name, weights=sum(s.weight.numel() for s in upd.sites), step_ms=_ms(st), update_ms=_ms(ut[0]),
-             update_over_step=round(ut[0] / st, 4), counts_kept=counts == after)
-    if cuda: r['update_peak_mib'] = round((torch.cuda.max_memory_allocated() - base) / 2**20, 1)
+             update_over_step=round(ut[0] / st, 4), counts_kept=counts == after,
+             roads=', '.join(f"{k} {v}" for k, v in sorted(collections.Counter(l.road for l in upd.layers).items())))
+    if cuda:
+        r['update_peak_mib'] = round((torch.cuda.max_memory_allocated() - base) / 2**20, 1)
+        with warnings.catch_warnings(record=True) as ws:     # the host's waits for the GPU in one update (2 expected)
+            warnings.simplefilter('always'); torch.cuda.set_sync_debug_mode('warn')
+            try: upd.update_masks(0.3); sync()
+            finally: torch.cuda.set_sync_debug_mode(0)
+        r['update_syncs'] = sum('called a synchronizing' in str(w.message) for w in ws)
     return r
 
 def bench_semi_structured(dev, tiny):
