@@ -10,7 +10,6 @@ GPU session's figures (bench/GPU.md) raised, answered in one short run.
 - `profile`: the host's busiest operations in one `static` step (torch.profiler);
 - `pyprofile`: Python's own profile of ten steps of each variant: the host time spent in fastsparse's code, and the
   busiest functions (what the operator profiler cannot see);
-- `update`: one RigL mask update over ResNet-50's weights: each layer's road, the time, and the host syncs in it;
 - `semi24`: a 2:4 half Linear against dense through cuSPARSELt (its default algorithm, and the one its search picks)
   and CUTLASS, at three shapes, both dtypes.
 
@@ -122,34 +121,6 @@ def pyprofile(dev, tiny, steps=10):
                       top=out.getvalue()[-4000:])
     return res
 
-def update(dev, tiny, n=9):
-    "One RigL mask update over ResNet-50 at 90% ERK: each layer's road, the update's time and the host syncs in one"
-    import collections, torchvision
-    from fastsparse.core.hooks import set_dense_grads
-    from fastsparse.methods.registry import make_updater
-    torch.manual_seed(0)
-    m = (nn.Sequential(nn.Conv2d(3, 8, 3), nn.Flatten(), nn.Linear(8 * 14 * 14, 10)) if tiny
-         else torchvision.models.resnet50(num_classes=1000)).to(dev)
-    opt = torch.optim.SGD(m.parameters(), lr=0.01, momentum=0.9)
-    bs, size = (2, 16) if tiny else (32, 224)
-    x, y = torch.randn(bs, 3, size, size, device=dev), torch.randint(0, 10 if tiny else 1000, (bs,), device=dev)
-    upd = make_updater('rigl', 0.9, distribution='erk'); upd.sparsify(m); upd.start(m, opt)
-    set_dense_grads(upd.sites, True); F.cross_entropy(m(x), y).backward(); set_dense_grads(upd.sites, False)
-    sync = torch.cuda.synchronize if dev.type == 'cuda' else (lambda: None)
-    counts, ts = [int(s.mask.count_nonzero()) for s in upd.sites], []
-    for _ in range(n):
-        sync(); t = time.perf_counter(); upd.update_masks(0.3); sync(); ts.append((time.perf_counter() - t) * 1e3)
-    res = dict(layers=len(upd.layers), roads=dict(collections.Counter(l.road for l in upd.layers)),
-               update_ms=round(statistics.median(ts[1:]), 1), spread_ms=[round(min(ts[1:]), 1), round(max(ts[1:]), 1)],
-               counts_kept=counts == [int(s.mask.count_nonzero()) for s in upd.sites])
-    if dev.type == 'cuda':
-        with warnings.catch_warnings(record=True) as ws:
-            warnings.simplefilter('always'); torch.cuda.set_sync_debug_mode('warn')
-            try: upd.update_masks(0.3); sync()
-            finally: torch.cuda.set_sync_debug_mode(0)
-        res['syncs'] = sum('called a synchronizing' in str(w.message) for w in ws)
-    return res
-
 def semi24(dev, tiny):
     if dev.type != 'cuda': return 'no GPU: nothing to time'
     from torch.sparse import to_sparse_semi_structured, SparseSemiStructuredTensor
@@ -192,7 +163,7 @@ def semi24(dev, tiny):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--out', default=None); p.add_argument('--tiny', action='store_true')
-    p.add_argument('--sections', default='syncs,launch,profile,pyprofile,update,semi24')
+    p.add_argument('--sections', default='syncs,launch,profile,pyprofile,semi24')
     a = p.parse_args()
     dev = torch.device('cuda' if torch.cuda.is_available() else 'cpu')
     tiny = a.tiny or dev.type != 'cuda'

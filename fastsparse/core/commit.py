@@ -13,7 +13,7 @@ from ..ops.spmm import CompactGradView
 from .report import record_update, _note_update
 
 # %% auto #0
-__all__ = ['opt_state', 'grad_of', 'zero_opt_state_', 'commit_mask_', 'commit_change_']
+__all__ = ['opt_state', 'grad_of', 'zero_opt_state_', 'commit_mask_', 'read_back', 'note_pending', 'commit_change_']
 
 # %% ../../nbs/02h_core.commit.ipynb #bacaae03
 def opt_state(opt, p:torch.Tensor) -> dict:
@@ -45,17 +45,35 @@ def zero_opt_state_(opt, p:torch.Tensor, keep:torch.Tensor):
     if c is not None and c.p is p: c.keep_(keep)
 
 # %% ../../nbs/02h_core.commit.ipynb #ac014945
-def commit_mask_(site, new:torch.Tensor, opt=None, pattern=None, turnover:bool=True, sparsity:bool=True) -> torch.Tensor:
-    "Make `new` the mask of `site`: weights that stay keep value and optimizer state, the others are zero with none; returns the old mask"
+def commit_mask_(site, new:torch.Tensor, opt=None, pattern=None, turnover:bool=True, sparsity:bool=True,
+                 n_new:int|None=None, pending:list|None=None) -> torch.Tensor:
+    """Make `new` the mask of `site`: weights that stay keep value and optimizer state, the others are zero with none;
+    returns the old mask. Nothing need be read back from a GPU: `n_new` is `new`'s count where the caller knows it, and
+    `pending`, a list, takes the turnover still on the device, for `note_pending` to record with other layers' at once"""
     with torch.no_grad():
         old = site.mask.clone()
         stay = old & new
         mask_(site.weight.data, stay)                 # dropped weights out, grown ones start at zero
         if opt is not None: zero_opt_state_(opt, site.weight, stay)
-        if turnover: record_update(site, old, new, str(pattern) if pattern is not None else (site.record.pattern or 'unstructured'))
+        if turnover:
+            pat = str(pattern) if pattern is not None else (site.record.pattern or 'unstructured')
+            if pending is None: record_update(site, old, new, pat)
+            else: pending.append((site, (old != new).count_nonzero(), pat))
         site.set_mask_(new)
-        if sparsity: site.record.sparsity = 1. - int(new.count_nonzero()) / new.numel()
+        if sparsity: site.record.sparsity = 1. - (int(new.count_nonzero()) if n_new is None else n_new) / new.numel()
     return old
+
+def read_back(ts:list) -> list:
+    "The values of the 0-d tensors `ts` as Python numbers, read back in one transfer per device (one wait for each GPU)"
+    out, by = [None] * len(ts), {}
+    for i, t in enumerate(ts): by.setdefault(t.device, []).append(i)
+    for ii in by.values():
+        for i, v in zip(ii, torch.stack([ts[i] for i in ii]).tolist()): out[i] = v
+    return out
+
+def note_pending(pending:list):
+    "Record the turnovers `commit_mask_(..., pending=pending)` left on the device, read back together"
+    for (site, _, pat), n in zip(pending, read_back([c for _, c, _ in pending])): _note_update(site, n, pat)
 
 # %% ../../nbs/02h_core.commit.ipynb #c0a1b2c4
 def commit_change_(site, dropped:torch.Tensor, grown:torch.Tensor, opt=None, n_active:int|None=None, regrown:int=0,

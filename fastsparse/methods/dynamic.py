@@ -21,8 +21,8 @@ from ..core.sites import masked_sites
 from ..core.sparsify import apply_masks, mask_grads_, sparsify_model, _normalised_dim
 from ..core.compute import COMPUTE_MODES, set_compute, compute_modes, _check_min_sparsity, _release_sinks, _refcount, _SOLE_REFS
 from .rewire import allocate, choose_road, finite_grads, momentum_redistribution, _index_road, _kernel_road, _pattern_road, _warn_skipped
-from .rewire import _device_road, _note_turnover, _read_back
-from ..core.commit import zero_opt_state_
+from .rewire import _device_road
+from ..core.commit import note_pending, read_back, zero_opt_state_
 from .scores import gradient_magnitude, gradient_momentum, random_score, score_needs, weight_magnitude
 from ..ops import kernels
 from ..ops.masks import all_finite, _count_nonzero
@@ -556,7 +556,7 @@ class DynamicSparseUpdater(SparseUpdater):
         opt, plan, pooled, pending = self.opt, [], [], []
         ropt = opt if self.reset_state else None        # the roads zero the optimizer state of the weights they change
         on_device = [l for l in self.layers if l.road == 'device']   # their active counts: read back together
-        counts = dict(zip(map(id, on_device), _read_back([l.site.mask.count_nonzero() for l in on_device])))
+        counts = dict(zip(map(id, on_device), read_back([l.site.mask.count_nonzero() for l in on_device])))
         for l in self.layers:
             s, pat, road, w = l.site, l.pattern, l.road, l.weight
             if road == 'device':                 # a GPU's: the host waits for the device once per update, not per layer
@@ -565,7 +565,7 @@ class DynamicSparseUpdater(SparseUpdater):
                 keep, most = self._keep_of(l)
                 grow = _check_score(self.grow_score, self.grow_score(w, opt), w, s)
                 plan.append((s, n_act, n_act if l.rows is None else most, False,
-                             partial(_device_road, keep_score=keep, grow_score=grow, opt=ropt, n_active=n_act, turnover=pending)))
+                             partial(_device_road, keep_score=keep, grow_score=grow, opt=ropt, n_active=n_act, pending=pending)))
                 continue
             if road == 'kernel':                 # the fused kernels, when the scores turn out to suit them
                 n_active = _count_nonzero(s.mask)               # NumPy counts without waking PyTorch's threads
@@ -604,7 +604,7 @@ class DynamicSparseUpdater(SparseUpdater):
             if on_pool: pooled.append((s.weight.numel(), partial(update, s, nd, ng)))
             else: update(s, nd, ng)
         _run_all(pooled)
-        _note_turnover(pending)
+        note_pending(pending)
         self.n_updates += 1
 
     def _keep_of(self, l) -> tuple:

@@ -12,8 +12,7 @@ from ..ops.select import _top_k
 from ..sparsity.patterns import get_pattern, Unstructured, _check_count
 from ..core.distributed import broadcast_, full_tensor, world_size
 from .scores import gradient_momentum, sparse_score
-from ..core.commit import commit_mask_, commit_change_, zero_opt_state_
-from ..core.report import _note_update
+from ..core.commit import commit_mask_, commit_change_
 from ..ops import kernels
 from ..ops.masks import all_finite
 
@@ -108,10 +107,9 @@ def _kernel_road(site, n_drop:int, n_grow:int, keep, keep_abs:bool, grow, grow_a
     return commit_change_(site, torch.from_numpy(dropped), torch.from_numpy(grown), opt, n_act, regrown)
 
 def _device_road(site, n_drop:int, n_grow:int, keep_score, grow_score, opt=None, n_active:int|None=None,
-                 turnover:list|None=None):
-    """The 'device' road (a GPU's): two selections over the whole tensor by distinct keys and the new mask made in place,
-    with nothing read back by the host (`n_active`: the active count, if known; `turnover`: a list that takes
-    `(site, count)` with the count left on the device, for the caller to read with the other layers' at once)"""
+                 pending:list|None=None):
+    """The 'device' road (a GPU's): two selections over the whole tensor by distinct keys, committed by `commit_mask_`
+    with nothing read back by the host (`n_active`: the active count, if known; `pending`: as `commit_mask_` takes it)"""
     w, m = site.weight, site.mask.view(-1)
     n = w.numel()
     n_act = int(m.count_nonzero()) if n_active is None else n_active
@@ -128,28 +126,8 @@ def _device_road(site, n_drop:int, n_grow:int, keep_score, grow_score, opt=None,
     gs = grow_score.detach().reshape(-1)
     new.index_fill_(0, _top_k(gs if gs.is_floating_point() else gs.float(), n_grow, exclude=new,
                               n_free=n - n_act + n_drop, by_fill=True), True)
-    changed = m ^ new                                # dropped for good, or new: a weight dropped and grown again stays
-    with torch.no_grad():
-        w.data.view(-1).masked_fill_(changed, 0.)    # dropped weights out, new ones start at zero
-        if opt is not None: zero_opt_state_(opt, w, (m & new).view(w.shape))
-        site.set_mask_(new.view(w.shape))
-        site.record.sparsity = 1. - (n_act - n_drop + n_grow) / n
-    count = changed.count_nonzero()
-    if turnover is None: _note_update(site, int(count), 'unstructured')
-    else: turnover.append((site, count))
+    commit_mask_(site, new.view(w.shape), opt, 'unstructured', n_new=n_act - n_drop + n_grow, pending=pending)
     return site.mask
-
-def _read_back(ts:list) -> list:
-    "The values of the 0-d tensors `ts` as Python numbers, read back in one transfer per device"
-    out, by = [None] * len(ts), {}
-    for i, t in enumerate(ts): by.setdefault(t.device, []).append(i)
-    for ii in by.values():
-        for i, v in zip(ii, torch.stack([ts[i] for i in ii]).tolist()): out[i] = v
-    return out
-
-def _note_turnover(pending:list):
-    "Note the turnover of each `(site, count on the device)` of `pending` (the 'device' road's), read back together"
-    for (s, _), c in zip(pending, _read_back([c for _, c in pending])): _note_update(s, c, 'unstructured')
 
 def _pattern_road(site, n_drop:int, n_grow:int, keep_score, grow_score, opt=None, pattern='unstructured'):
     "The 'pattern' road: whole-tensor scores and the pattern's own selection; process 0 decides"

@@ -140,15 +140,15 @@ def _top_k(v:torch.Tensor, k:int, largest:bool=True, exclude=None, n_free:int|No
     (default: index); `by_fill`: the GPU's way (the default there), which leaves them out by their keys, with no index
     array and no wait for the device"""
     n = v.numel()
+    free = lambda: n if exclude is None else n_free if n_free is not None else n - int(exclude.count_nonzero())
     if by_fill is None: by_fill = v.device.type == 'cuda'
     if v.device.type == 'cpu' and v.dtype in _NP_SCORES and not by_fill:
-        m = n if exclude is None else n_free if n_free is not None else n - int(exclude.count_nonzero())
-        return torch.from_numpy(_np_top_k(_np(v), k, largest, None if exclude is None else _np(exclude), m,
+        return torch.from_numpy(_np_top_k(_np(v), k, largest, None if exclude is None else _np(exclude), free(),
                                           None if pos is None else _np(pos)))
     if by_fill and v.dtype in _KEYED and n <= _KEYED_MAX:
         # distinct keys: `torch.topk` picks exactly the k wanted, with no count or list read back by the host (each
         # such read waits for the GPU: 16 of them per layer made a RigL update 70 ms on ResNet-50)
-        if exclude is not None: k = min(k, n_free if n_free is not None else n - int(exclude.count_nonzero()))
+        k = min(k, free())
         if k <= 0: return torch.zeros(0, dtype=torch.long, device=v.device)
         key = _order_keys(v, largest, pos)
         if exclude is not None: key.masked_fill_(exclude, _I64.min if largest else _I64.max)   # behind every free entry

@@ -6,7 +6,7 @@ Docs: https://fastsparse.github.io/fastsparse/ops.spmm.html.md"""
 
 # %% ../../nbs/00e_ops.spmm.ipynb #72a935ca
 from __future__ import annotations
-import math, sys, weakref
+import functools, math, sys, weakref
 import numpy as np
 import torch
 from . import kernels as _kernels
@@ -237,11 +237,10 @@ class SparsePlan:
         `v` in the order of the column lists, which the backward of that forward then takes"""
         self.hint = (weakref.ref(weight), _stamp(weight), v, cols) if getattr(type(weight), 'counts_data', False) else None
 
+    @functools.cached_property
     def col_pos(self) -> torch.Tensor:
         "Where each entry of the row lists sits in the column lists (the inverse of `by_col`), made on first use"
-        if getattr(self, '_col_pos', None) is None:
-            self._col_pos = torch.empty_like(self.by_col).index_copy_(0, self.by_col, torch.arange(self.nnz))
-        return self._col_pos
+        return torch.empty_like(self.by_col).index_copy_(0, self.by_col, torch.arange(self.nnz))
 
     def put_offer_(self, weight:torch.Tensor, v:torch.Tensor):
         """`put_(weight, self.flat, v)`, then `offer` the next forward a copy of `v` and `v` in column order, all three
@@ -250,7 +249,7 @@ class SparsePlan:
         if not (v.dtype == flat.dtype and _compiled_ok(flat, self.flat, v, least=_PUT_MIN)):
             put_(weight, self.flat, v); return self.offer(weight, v.clone())
         copy, cols = torch.empty_like(v), torch.empty_like(v)
-        _nb()['put_thrice'](flat.numpy(), self.flat.numpy(), v.numpy(), copy.numpy(), self.col_pos().numpy(), cols.numpy())
+        _nb()['put_thrice'](flat.numpy(), self.flat.numpy(), v.numpy(), copy.numpy(), self.col_pos.numpy(), cols.numpy())
         torch.autograd.graph.increment_version(flat)   # written behind PyTorch's back, as `put_` counts it
         self.offer(weight, copy, cols)
 
