@@ -9,18 +9,20 @@ the weights again after every optimizer step, since nothing vouches for them); s
 RigL between updates with its default summed gradient and with `growth_gradient='step'`; the three with
 `compute='auto'` (each layer the faster of the dense road and the sparse products, timed on its first batch); the static step taken
 apart in place (without the wrapper's bookkeeping, with fastsparse's gradient hooks replaced by bare multiplies, or
-without the forward pre-hooks); and two floors without
+without the forward pre-hooks, or all three at once); and two floors without
 fastsparse, the same masks applied to the weight gradients by a bare post-accumulate hook per layer (one float-mask
 multiply each), or by one multi-tensor multiply between backward and step: what any dense road that keeps masked
 gradients at zero pays. Then each piece the sparse
 steps add is timed alone, on the same layers: the forward pre-hooks when nothing changed, the driver's `mark`, the
 gradient hooks (the float-mask multiply and the Python around it), the weight masking pass the forward hook makes
 when it must, and RigL's summing of the step's gradient."""
-import argparse, os, platform, random, statistics, sys, time
+import argparse, random, statistics, sys, time
 from pathlib import Path
 import torch, torch.nn as nn, torch.nn.functional as F
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from _machine import where as _machine                   # the CPU's name and vector unit: figures differ between CPUs
 
 def lenet(seed=0):
     torch.manual_seed(seed)
@@ -81,21 +83,30 @@ def main(argv=None):
         o = sparse_optimizer('static_sparse', net, torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9), 0.9,
                              distribution='erk', total_steps=10 ** 7, every=10 ** 6)
         return net, o
+    def no_wrapper(net, o):
+        "The inner optimizer stepped, then the driver's marks: the step without the wrapper's bookkeeping"
+        inner, marks = plain(net, o.opt), o.updater.marks
+        def f():
+            inner()
+            for m in marks: m()
+        return f
+    def bare_grad_hooks(net):
+        "fastsparse's gradient hooks replaced by bare multiplies"
+        for st_ in masked_sites(net):
+            d = st_.weight._post_accumulate_grad_hooks
+            for k in [k for k, h in d.items() if getattr(h, '_fastsparse', False)]: del d[k]
+            st_.weight.register_post_accumulate_grad_hook(bare_hook(st_.mask.float()))
+    def no_pre_hooks(net):
+        for m in net:
+            for k in [k for k, h in m._forward_pre_hooks.items() if getattr(h, '_fastsparse', False)]: del m._forward_pre_hooks[k]
     net, o = static()
-    def no_wrapper(inner=plain(net, o.opt), marks=o.updater.marks):
-        inner()
-        for m in marks: m()
-    runs["static, without the wrapper's bookkeeping (the inner optimizer stepped, then the marks)"] = no_wrapper
-    net, o = static()
-    for st_ in masked_sites(net):
-        d = st_.weight._post_accumulate_grad_hooks
-        for k in [k for k, h in d.items() if getattr(h, '_fastsparse', False)]: del d[k]
-        st_.weight.register_post_accumulate_grad_hook(bare_hook(st_.mask.float()))
+    runs["static, without the wrapper's bookkeeping (the inner optimizer stepped, then the marks)"] = no_wrapper(net, o)
+    net, o = static(); bare_grad_hooks(net)
     runs["static, fastsparse's gradient hooks replaced by bare ones"] = plain(net, o)
-    net, o = static()
-    for m in net:
-        for k in [k for k, h in m._forward_pre_hooks.items() if getattr(h, '_fastsparse', False)]: del m._forward_pre_hooks[k]
+    net, o = static(); no_pre_hooks(net)
     runs['static, without the forward pre-hooks'] = plain(net, o)
+    net, o = static(); bare_grad_hooks(net); no_pre_hooks(net)       # what the three parts cost together
+    runs["static, without all three (the wrapper's bookkeeping, fastsparse's gradient hooks, the forward pre-hooks)"] = no_wrapper(net, o)
     # the floor of any dense road that masks gradients: the same masks' one multiply per weight gradient, no fastsparse
     net = lenet(); fs.sparsify_model(net, 0.9, sparse_f=fs.erdos_renyi_sparsity)
     fmasks = [s.mask.float() for s in masked_sites(net)]
@@ -182,7 +193,7 @@ def main(argv=None):
     text = "\n".join([
         "# What masking costs on the dense road", "",
         f"`python bench/bench_overhead.py {' '.join(argv if argv is not None else sys.argv[1:])}` on "
-        f"{platform.processor() or platform.machine()} ({os.cpu_count()} cores), torch {torch.__version__}, one thread, "
+        f"{_machine()}, torch {torch.__version__}, one thread, "
         f"{time.strftime('%Y-%m-%d')}. LeNet-300-100 at batch 128, 90% ERK, `torch.optim.SGD` with momentum; each "
         f"figure is a median over {a.repeats} rounds of 20 steps, the variants taking turns in a random order.", "",
         "## Whole steps", "", *rows, "",

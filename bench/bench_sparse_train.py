@@ -41,12 +41,14 @@
 - `compile`: the wide MLP's training step (RigL at 90% ERK between updates) with `compute='sparse'`, eager and under
   `torch.compile` (Inductor: the sparse layers run eagerly between its graphs), against the dense model eager and compiled.
 """
-import argparse, os, platform, random, statistics, sys, time
+import argparse, os, random, statistics, sys, time
 from pathlib import Path
 import numpy as np
 import torch, torch.nn as nn, torch.nn.functional as F
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from _machine import where as _machine                   # the CPU's name and vector unit: figures differ between CPUs
 
 def set_threads(n:int):
     torch.set_num_threads(n)
@@ -282,7 +284,7 @@ def _mlp_wide(seed=0, sizes=(784, 4096, 4096, 10)):
 
 def _where() -> str:
     "This machine, its PyTorch and the date, as the sections say them"
-    return f"{platform.processor() or platform.machine()} ({os.cpu_count()} cores), torch {torch.__version__}, {time.strftime('%Y-%m-%d')}"
+    return f"{_machine()}, torch {torch.__version__}, {time.strftime('%Y-%m-%d')}"
 
 def _between_updates(model, opt, compute:str, compact:bool=False):
     "RigL at 90% ERK whose mask updates never come while a section times its steps (growth by the update step's gradient)"
