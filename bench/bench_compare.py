@@ -20,6 +20,7 @@ import argparse, datetime, json, os, platform, statistics, subprocess, sys, temp
 from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import _machine                                          # the CPU's name and vector unit
 import numpy as np, torch
 
 MODELS = dict(mlp='LeNet-300-100 (784 inputs)', cnn='small CNN (width 32, 1x28x28)', resnet18='ResNet-18 (3x32x32, 10 classes)')
@@ -131,17 +132,10 @@ def measure(a, c):
     return res
 
 # --- the report ---------------------------------------------------------------------------------------------------
-def cpu_model():
-    try:
-        for l in Path('/proc/cpuinfo').read_text().splitlines():
-            if l.startswith('model name'): return l.split(':', 1)[1].strip()
-    except OSError: pass
-    return platform.processor() or platform.machine()
-
 def machine_info(device):
     import fastai
     dev = (torch.cuda.get_device_name() if device == 'cuda' else
-           f"{cpu_model()}, {os.cpu_count()} logical CPUs, {torch.get_num_threads()} torch threads")
+           f"{_machine.cpu()}, {os.cpu_count()} logical CPUs, {torch.get_num_threads()} torch threads")
     return dict(device=dev, date=datetime.date.today().isoformat(), python=platform.python_version(),
                 torch=torch.__version__, fastai=fastai.__version__)
 

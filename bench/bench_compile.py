@@ -20,8 +20,10 @@ ResNet-18 (32x32x3, 10 classes), all at batch 64, with `torch.optim.SGD(momentum
   and in a fresh inductor cache (`torch._inductor.utils.fresh_cache`), after one warm-up compile of an unrelated
   model that pays for what a process compiles once; dense and sparse alternate which goes first.
 """
-import argparse, os, platform, random, statistics, sys, time
+import argparse, os, random, statistics, sys, time
 from pathlib import Path
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _machine                                          # the CPU's name and vector unit
 import torch, torch.nn as nn
 import torch._dynamo as dynamo
 from torch._inductor.utils import fresh_cache
@@ -165,7 +167,7 @@ def main():
     cmd = f"python bench/bench_compile.py --repeats {a.repeats} --compile-repeats {a.compile_repeats}" + \
           (f" --models {a.models}" if a.models != 'lenet,cnn,resnet18' else '') + (f" --threads {a.threads}" if a.threads else '')
     lines = ["# Compiled sparse training against compiled dense training", "",
-             f"`{cmd}` on {platform.processor() or platform.machine()}, {torch.get_num_threads()} threads, torch "
+             f"`{cmd}` on {_machine.cpu()}, {torch.get_num_threads()} threads, torch "
              f"{torch.__version__}, inductor (CPU, default mode), batch {BS}; {time.time() - t_start:.0f} s in all; "
              f"1-minute load average {load0:.1f} at the start and {os.getloadavg()[0]:.1f} at the end ({os.cpu_count()} cores). "
              "A shared machine: the figures are medians of interleaved repeats, with the range of the per-repeat medians.", "",

@@ -21,6 +21,8 @@ The previous contents of the output file are kept under a heading "Earlier" at i
 """
 import argparse, math, os, platform, random, statistics, subprocess, sys, time
 from pathlib import Path
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _machine                                          # the CPU's name and vector unit
 import torch, torch.nn.functional as F
 from fastsparse.condensed import CondensedLinear, available_kernels, choose_kernel
 from fastsparse.export import SparseLinear
@@ -233,7 +235,7 @@ def header(a, others) -> str:
     return "\n".join([
         "# Condensed constant fan-in layers: benchmark", "",
         f"`{cmd}`", "",
-        f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores (os.cpu_count), "
+        f"Machine: {_machine.cpu()}, {os.cpu_count()} cores (os.cpu_count), "
         f"{torch.get_num_threads()} torch threads; torch {torch.__version__}, {nb}, Python {platform.python_version()}; "
         f"{time.strftime('%Y-%m-%d %H:%M')}. One process; the variants take turns call by call in a random order; "
         "medians of the rounds. The machine is shared and noisy: compare ratios within a table, and the A/A column "

@@ -9,12 +9,13 @@ In one process, interleaved (dense, static, RigL, dense, static, RigL, ...), med
 - one RigL mask update over ResNet-50's weights (90% sparse, ERK) against one ResNet-50 training step;
 - the memory the masks take, in bytes per masked weight.
 """
-import argparse, platform, statistics, sys, time
+import argparse, statistics, sys, time
 from pathlib import Path
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _machine                                          # the CPU's name and vector unit
 import torch, torch.nn as nn
 from fastai.basics import *
 from fastsparse import *
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import make_dls, learner, BatchTimer, time_steps
 
 def variants(make_model, x_shape, n_batches, bs, bpu):
@@ -105,7 +106,7 @@ def main():
     rows = bench_training(a.repeats)
     step_t, upd_t, n_w, bpw = bench_update(a.repeats)
     lines = [f"# fastsparse core benchmark", "",
-             f"`python bench/bench_core.py --repeats {a.repeats}` on {platform.processor() or platform.machine()}, "
+             f"`python bench/bench_core.py --repeats {a.repeats}` on {_machine.cpu()}, "
              f"{torch.get_num_threads()} threads, torch {torch.__version__}; medians of {a.repeats} interleaved repeats.", "",
              "Step times are medians over every training batch of the interleaved epochs; the RigL and pruning columns",
              "add one mask update per 100 steps (the RigL paper's interval) at its own median time. Pruning is",

@@ -14,9 +14,11 @@ against what one unsharded process holds.
 
 Writes bench/DISTRIBUTED.md and bench/distributed.json (with --quick: in a temporary folder, so that a smoke run
 does not replace the measured figures)."""
-import argparse, datetime, json, os, platform, statistics, subprocess, sys, tempfile, time
+import argparse, datetime, json, os, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import _machine                                          # the CPU's name and vector unit
 SETUPS = [(w, m) for w in ('ddp', 'fsdp') for m in ('dense', 'static_sparse', 'rigl')]
 
 def parse(argv=None):
@@ -136,7 +138,7 @@ def report(a, ranks, out:Path):
         mem_rows.append(f"| {m} | {' / '.join(f'{b / 1024:.1f}' for b in per)} | {whole / 1024:.1f} | {max(per) / whole:.2f} |")
     md = f"""# Sparse training under DDP and FSDP2
 
-Written by `python bench/bench_distributed.py{' --quick' if a.quick else ''}` on {datetime.date.today()}, {platform.processor() or platform.machine()},
+Written by `python bench/bench_distributed.py{' --quick' if a.quick else ''}` on {datetime.date.today()}, {_machine.cpu()},
 torch {r0['torch']}: {r0['world']} CPU processes (gloo, {a.threads} thread each), a stack of {a.blocks} transformer blocks of
 width {a.width}, batches of {a.batch} x {a.seq} per process, sparse setups at {a.sparsity:g} (ERK) through
 `sparse_optimizer` (RigL: a mask update every {a.every} steps, included in the step times; updates made: {r0['updates']}).

@@ -9,8 +9,10 @@ In one process, interleaved, medians of repeats:
   with the accuracy of both;
 - on CUDA: an 8192x8192 half-precision Linear, dense vs 2:4 semi-structured.
 """
-import argparse, platform, statistics, time
+import argparse, statistics, sys, time
 from pathlib import Path
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _machine                                          # the CPU's name and vector unit
 import torch, torch.nn as nn, torch.nn.functional as F
 from fastai.basics import *
 from fastsparse import *
@@ -72,7 +74,7 @@ def main():
     p.add_argument('--out', default=str(Path(__file__).parent / 'EXPORT.md'))
     a = p.parse_args()
     lines = ["# Sparse inference benchmark", "",
-             f"`python bench/bench_export.py --repeats {a.repeats}` on {platform.processor() or platform.machine()}, "
+             f"`python bench/bench_export.py --repeats {a.repeats}` on {_machine.cpu()}, "
              f"{torch.get_num_threads()} threads, torch {torch.__version__}, {time.strftime('%Y-%m-%d')}; medians of interleaved repeats.", "",
              "## One 4096x4096 Linear at 90% sparsity (CPU)", "",
              "| batch | dense ms | CSR ms | speed-up |", "|---|---|---|---|"]

@@ -97,6 +97,7 @@ def main(argv=None):
             for k in [k for k, h in d.items() if getattr(h, '_fastsparse', False)]: del d[k]
             st_.weight.register_post_accumulate_grad_hook(bare_hook(st_.mask.float()))
     def no_pre_hooks(net):
+        "fastsparse's forward pre-hooks taken off"
         for m in net:
             for k in [k for k, h in m._forward_pre_hooks.items() if getattr(h, '_fastsparse', False)]: del m._forward_pre_hooks[k]
     net, o = static()
