@@ -13,15 +13,15 @@ from torch.nn.utils import parametrize
 from fastcore.basics import listify
 from ..ops.masks import mask_, pack_mask, sparse_mask_like
 from ..sparsity.patterns import get_pattern
-from ..sparsity.distributions import get_distribution, uniform_sparsity, _check_sparsity
+from ..sparsity.distributions import get_distribution, layer_sparsities, uniform_sparsity, _check_sparsity
 from .hooks import enforce_masks, SparseHooks, _get_model, _mask_grad_, remove_sparse_hooks
 from .compute import COMPUTE_MODES, set_compute
 from .distributed import is_sharded, sync_sites_, unsharded
 from .sites import DEFAULT_SPARSE_TYPES, masked_sites, SparseRecord, _computed, _DENSE, _HEAD_DENSE, _plan, _records
 
 # %% auto #0
-__all__ = ['sparse_init_', 'init_kaiming_normal_sparse_', 'sparsify_model', 'unsparsify_model', 'pack_masks_', 'unpack_masks_',
-           'apply_masks', 'mask_grads_', 'copy_masks_']
+__all__ = ['sparse_init_', 'init_kaiming_normal_sparse_', 'sparsify_model', 'unsparsify_model', 'sparsified_or_undone',
+           'pack_masks_', 'unpack_masks_', 'apply_masks', 'mask_grads_', 'copy_masks_']
 
 # %% ../../nbs/02c_core.sparsify.ipynb #f7272b8c
 _INIT_MODES = ('scale', 'fan_in', 'fan_out', 'fan_in_out')
@@ -141,13 +141,16 @@ def _backup(t:torch.Tensor) -> torch.Tensor:
     if d.device.type not in ('cpu', 'meta') and type(d) is torch.Tensor: return d.to('cpu', copy=True)
     return d.clone()
 
+_COVERED = set()       # ids of the tensors whose values an enclosing `sparsified_or_undone` puts back on an error
+
 @contextmanager
 def _undo_on_error(model:nn.Module, tensors=None):
     "If the block raises, put back `model`'s buffers, records and hooks and the values of `tensors` (default: all of them)"
     mods = [(m, dict(m._buffers), {k: (r, r.state_dict()) for k, r in _records(m).items()}, dict(m._forward_pre_hooks))
             for m in model.modules()]
     ts = [*model.parameters(), *model.buffers()] if tensors is None else tensors
-    saved = [(t, _backup(t), dict(t._post_accumulate_grad_hooks or {})) for t in {id(t): t for t in ts}.values()]
+    saved = [(t, _backup(t), dict(t._post_accumulate_grad_hooks or {})) for t in {id(t): t for t in ts}.values()
+             if id(t) not in _COVERED]      # a tensor an enclosing `sparsified_or_undone` keeps a copy of: its copy serves
     try: yield
     except BaseException:
         with torch.no_grad():
@@ -166,8 +169,9 @@ def _undo_on_error(model:nn.Module, tensors=None):
 def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, sparse_init_mode:str|None='scale',
                    enforce_mask:bool=True, types=DEFAULT_SPARSE_TYPES, exclude=(), pattern=None,
                    packed:bool=False, prune_head:bool=False, compute:str|None=None) -> SparseHooks:
-    "Mask the weights of `model` (a module or a `Learner`) to `model_sparsity`, distributed over layers by `sparse_f` (a function or a name)"
-    model, sparse_f = _get_model(model), get_distribution(sparse_f)
+    "Mask the weights of `model` (a module or a `Learner`) to `model_sparsity`, distributed over layers by `sparse_f` (a function, a name or a per-layer dict)"
+    model, by_layer = _get_model(model), sparse_f if isinstance(sparse_f, dict) else None   # {layer name or glob: sparsity}
+    if by_layer is None: sparse_f = get_distribution(sparse_f)
     if compute is not None and compute not in COMPUTE_MODES:
         raise ValueError(f"compute must be one of {', '.join(map(repr, COMPUTE_MODES))}; got {compute!r}")
     fixed = None
@@ -177,8 +181,8 @@ def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, 
         if model_sparsity is not None and abs(float(model_sparsity) - fixed) > 1e-9:
             raise ValueError(f"the {get_pattern(pattern)} pattern keeps {1 - fixed:g} of every sparse layer, so its sparsity is "
                              f"{fixed:g}; got model_sparsity={model_sparsity!r}: pass {fixed:g} or None")
-        model_sparsity = fixed
-    s = _check_sparsity(model_sparsity)
+        if by_layer is None: model_sparsity = fixed               # (a dict names the layers it makes N:M)
+    s = None if by_layer is not None and model_sparsity is None else _check_sparsity(model_sparsity)
     if sparse_init_mode is not None and sparse_init_mode not in _INIT_MODES:
         raise ValueError(f"sparse_init_mode={sparse_init_mode!r} is unknown; use one of {_INIT_MODES} or None")
     if masked_sites(model):
@@ -197,10 +201,17 @@ def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, 
     if packed and any(is_sharded(st.weight) for st in sites):
         raise ValueError("packed masks cannot be sharded: this model is sharded with fully_shard, so sparsify it with "
                          "packed=False (each process keeps the bool mask of its own shard)")
-    sparsities = list(sparse_f([st.weight for st in sites], s))
+    if by_layer is not None:          # the layers it does not name: `model_sparsity`, or dense (an all-ones mask) when None
+        sparsities = [0. if x is None else x for x in layer_sparsities(sites, s, by_layer)]
+        bad = [(st.name, x) for st, x in zip(sites, sparsities) if fixed is not None and x and abs(x - fixed) > 1e-9]
+        if bad: raise ValueError(f"the {get_pattern(pattern)} pattern gives every sparse layer the sparsity {fixed:g}, but "
+                                 f"the dict gives {bad[0][0]} {bad[0][1]:g}: give {fixed:g}, or 0 to leave the layer dense")
+    else: sparsities = list(sparse_f([st.weight for st in sites], s))
     if len(sparsities) != len(sites) or not all(0. <= float(x) <= 1. for x in sparsities):
         raise ValueError(f"{_dist_name(sparse_f)} must return one sparsity in [0, 1] per weight ({len(sites)}); "
                          f"it returned {sparsities}")
+    src = (f"{_dist_name(sparse_f)} at {s:g}" if by_layer is None else
+           "a per-layer dict" + (f" over {s:g}" if s is not None else ''))
     if fixed is not None: sparsities = [0. if float(sp) == 0 else fixed for sp in sparsities]
     masks = _layer_masks(sites, sparsities, pattern)             # checks the pattern before any weight changes
     moved = [_keep_normalised_rows_(st, m) if pattern is None else 0 for st, m in zip(sites, masks)]   # no row of weight norm empty
@@ -211,7 +222,7 @@ def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, 
                 w = st.weight
                 if pattern is not None: sp = 1. - int(mask.count_nonzero()) / mask.numel()   # blocks may round: the exact figure
                 _register_mask(st, mask, packed, sparsity=float(sp), pattern=pat_name if sp > 0 else 'unstructured',
-                               source=f"{_dist_name(sparse_f)} at {s:g}" + (f"; {mv} kept weight{'s' * (mv > 1)} moved "
+                               source=src + (f"; {mv} kept weight{'s' * (mv > 1)} moved "
                                "so that every normalised row keeps one" if mv else ''))
                 if sparse_init_mode: sparse_init_(st.out_major(w.data), st.out_major(mask), sparse_init_mode)
                 else:
@@ -233,6 +244,23 @@ def unsparsify_model(model):
     for s in sites:
         delattr(s.owner, s._mask_key); _records(s.owner).pop(s.pname, None)
     model.__dict__.pop(_DENSE, None)
+
+# %% ../../nbs/02c_core.sparsify.ipynb #6a4aaae2
+@contextmanager
+def sparsified_or_undone(model:nn.Module, types=DEFAULT_SPARSE_TYPES):
+    "A block that may sparsify `model` and use its masks: if it raises, a `model` that had no masks before loses those it got and gets its weights back"
+    model = _get_model(model)
+    if masked_sites(model): yield; return                 # nothing to undo that the block's own calls do not undo
+    saved = [(st.weight, _backup(st.weight)) for st in _plan(model, types, prune_head=True)[0]]
+    ids = {id(w) for w, _ in saved} - _COVERED
+    _COVERED.update(ids)
+    try: yield
+    except BaseException:
+        if masked_sites(model): unsparsify_model(model)
+        with torch.no_grad():
+            for w, v in saved: w.detach().copy_(v)
+        raise
+    finally: _COVERED.difference_update(ids)
 
 # %% ../../nbs/02c_core.sparsify.ipynb #fe1b1dfa
 def _relayout_(site, packed):

@@ -17,7 +17,7 @@ from ..sparsity.schedule import cosine_decay, epochs, MaskSchedule, schedule_arg
 from ..core.hooks import remove_sparse_hooks
 from ..core.report import sparsity_report
 from ..core.sites import masked_sites
-from ..core.sparsify import sparsify_model, unsparsify_model
+from ..core.sparsify import sparsify_model, sparsified_or_undone, unsparsify_model
 from ..methods.dynamic import DynamicSparseUpdater, RigL, SET, SNFS, dynamic_updater
 from ..methods.prune import polynomial_sparsity, PruningUpdater
 from ..methods.ste import is_ste, STE_ALGORITHMS, ste_finalize, ste_sparsify, _ste_args
@@ -96,16 +96,17 @@ class SparseCallback(Callback):
         if not self._fitting: return
         _refuse_legacy_fp16(self.learn)
         inner = _compact_optimizer(self.learn, self.updater) if self.compact else None    # checked before anything changes
-        self.hooks = self.sparsify(self.learn.model)
-        resume = getattr(self.learn, 'sparse_state', None)
-        state = resume.pop(type(self).__name__, None) if isinstance(resume, dict) else None
-        scaler_state = resume.pop('GradScaler', None) if isinstance(resume, dict) else None
-        if state is not None and state is getattr(self, '_left', None): state = None   # this callback's own last fit: a new fit
-        # starts the schedule afresh (fastai's `fine_tune` is two fits); a state that `learn.load` brought resumes
-        dls = getattr(self.learn, 'dls', None)
-        total = getattr(self.learn, 'total_steps', None) or (self.n_epoch * len(dls.train) if dls is not None else None)
-        self.updater.start(self.learn.model, self.learn.opt, n_epoch=getattr(self.learn, 'n_epoch', None),
-                           total_steps=total, state=state, sites=self.select_sites(masked_sites(self.learn.model)))
+        with sparsified_or_undone(self.learn.model):     # a refusal in here leaves a model it sparsified as it was
+            self.hooks = self.sparsify(self.learn.model)
+            resume = getattr(self.learn, 'sparse_state', None)
+            state = resume.pop(type(self).__name__, None) if isinstance(resume, dict) else None
+            scaler_state = resume.pop('GradScaler', None) if isinstance(resume, dict) else None
+            if state is not None and state is getattr(self, '_left', None): state = None   # this callback's own last fit: a new fit
+            # starts the schedule afresh (fastai's `fine_tune` is two fits); a state that `learn.load` brought resumes
+            dls = getattr(self.learn, 'dls', None)
+            total = getattr(self.learn, 'total_steps', None) or (self.n_epoch * len(dls.train) if dls is not None else None)
+            self.updater.start(self.learn.model, self.learn.opt, n_epoch=getattr(self.learn, 'n_epoch', None),
+                               total_steps=total, state=state, sites=self.select_sites(masked_sites(self.learn.model)))
         if state is not None and scaler_state is not None and hasattr(getattr(self.learn, 'scaler', None), 'load_state_dict'):
             self.learn.scaler.load_state_dict(scaler_state)     # the loss scale of the saved run (MixedPrecision made a fresh one)
         # compact: the gradients stay in `.grad` (clipping and DDP see them); a state the optimizer holds (a loaded

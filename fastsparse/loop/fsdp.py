@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import torch, torch.nn as nn
 from ..core.hooks import SparseHooks
+from ..core.distributed import full_tensor
 from ..export.checkpoint import sparse_records, _load_state
 from ..core.sites import masked_sites
 from .optim import SparseOptimizerWrapper
@@ -44,7 +45,11 @@ def save_sharded_sparse(checkpoint_id, model:nn.Module, opt=None):
     inner, wrapper = _optimizers(opt)
     msd, osd = get_state_dict(model, inner) if inner is not None else (get_model_state_dict(model), None)
     extra = dict(records=sparse_records(model))
-    if wrapper is not None: extra.update(taken=wrapper.taken, sparse=wrapper.updater.state_dict())
+    if wrapper is not None:
+        sparse = wrapper.updater.state_dict()
+        # one process's copy of this blob is kept: what it holds per weight (RigL's summed gradient) goes in whole
+        if 'grad_sum' in sparse: sparse['grad_sum'] = [None if t is None else full_tensor(t) for t in sparse['grad_sum']]
+        extra.update(taken=wrapper.taken, sparse=sparse)
     blob = io.BytesIO(); torch.save(extra, blob)
     state = dict(model=msd, fastsparse=blob)
     if osd is not None: state['optim'] = osd

@@ -11,6 +11,7 @@ import torch, torch.nn as nn
 from torch.amp.grad_scaler import GradScaler
 from ..core.sites import masked_sites
 from ..core.distributed import is_sharded
+from ..core.sparsify import sparsified_or_undone
 from ..methods.dynamic import SparseUpdater, dynamic_updater
 from ..methods.prune import PruningUpdater
 from ..methods.registry import make_updater
@@ -63,9 +64,10 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
         self.model, self.opt, self.updater, self.total_steps, self.taken = model, opt, updater, total_steps, 0
         self.cb = cb
         src = cb if cb is not None else updater       # which weights and how to sparsify: the callback's (a subclass may override)
-        self.hooks = src.sparsify(model)
-        sites = src.select_sites(masked_sites(model))
-        updater.start(model, opt, n_epoch=n_epoch, total_steps=total_steps, sites=sites)
+        with sparsified_or_undone(model):     # a refusal in here leaves a model it sparsified as it was
+            self.hooks = src.sparsify(model)
+            sites = src.select_sites(masked_sites(model))
+            updater.start(model, opt, n_epoch=n_epoch, total_steps=total_steps, sites=sites)
         # compact=True: the masked weights are stepped at their active weights, with their optimizer state kept there
         self.compact = CompactSteps(sites, opt) if compact else None
         self.n_epoch, self.pct, self.epochs_done = n_epoch, 0., 0

@@ -11,6 +11,7 @@ from pathlib import Path
 import torch, torch.nn as nn
 from ..ops.masks import all_finite, unpack_mask
 from ..core.sites import masked_sites, sparse_sites
+from ..core.sparsify import sparsified_or_undone
 from ..methods.dynamic import SparseUpdater
 from ..methods.registry import get_method, make_updater
 from ..export.checkpoint import load_safetensors, save_safetensors, _mask_entry
@@ -260,10 +261,11 @@ class SparseTrainerCallback:
         if state.global_step > 0:                   # the Trainer resumes: the folder it loaded the weights from
             resume = _read_resume(self, resume_from or _checkpoint_folder(args, state), state, model)
         # --- the changes ---
-        self.hooks = load_safetensors(model, resume['masks']) if resume is not None else self.updater.sparsify(model)
-        self.updater.start(model, inner, n_epoch=int(state.num_train_epochs), total_steps=int(state.max_steps),
-                           state=resume['updater'] if resume is not None else None,
-                           sites=self.updater.select_sites(masked_sites(model)))
+        with sparsified_or_undone(model):     # a refusal in here leaves a model it sparsified as it was
+            self.hooks = load_safetensors(model, resume['masks']) if resume is not None else self.updater.sparsify(model)
+            self.updater.start(model, inner, n_epoch=int(state.num_train_epochs), total_steps=int(state.max_steps),
+                               state=resume['updater'] if resume is not None else None,
+                               sites=self.updater.select_sites(masked_sites(model)))
         self.taken = resume['taken'] if resume is not None else 0
         # compact: the gradients stay in `.grad` (the Trainer clips them and DDP averages them there); the state that
         # the Trainer loaded on a resume (saved dense, see `_lend_state`) is taken over

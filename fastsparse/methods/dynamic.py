@@ -26,7 +26,7 @@ from ..core.commit import note_pending, read_back, zero_opt_state_
 from .scores import gradient_magnitude, gradient_momentum, random_score, score_needs, weight_magnitude
 from ..ops import kernels
 from ..ops.masks import all_finite, _count_nonzero
-from ..sparsity.distributions import get_distribution, _check_sparsity
+from ..sparsity.distributions import get_distribution, layer_sparsities, _check_sparsity, _layer_dict, _matches
 
 # %% auto #0
 __all__ = ['LayerState', 'SparseUpdater', 'DynamicSparseUpdater', 'SET', 'RigL', 'SNFS', 'dynamic_updater']
@@ -62,15 +62,24 @@ class SparseUpdater:
                  min_sparsity:float|None=None, # with `compute`: layers less sparse than this compute densely (`set_compute`'s, 0.5)
                  shrink:bool=False,            # cut the units it removes out of the model as they go (Chase, SRigL; see `core.shrink`)
                  exclude=(),                   # layers it leaves dense when it makes the masks (`sparsify_model`'s `exclude`)
+                 prune_head:bool=False,        # sparsify a language model's head too when it makes the masks (`sparsify_model`'s)
                  **kwargs):                    # the schedule's deprecated names (`batches_per_update`, `stop_pct`, ...)
         given = schedule_args(type(self).__name__, kwargs, every=every, start=start, end=end)
         if kwargs: raise TypeError(f"{type(self).__name__} got an unexpected keyword argument {next(iter(kwargs))!r}")
         if schedule is not None and given: raise ValueError(f"give either schedule= or {', '.join(given)}, not both")
         self.schedule = MaskSchedule(**{**self.default_schedule, **given}) if schedule is None else schedule
         if skip_gradients is not None: self.skip_gradients = bool(skip_gradients)
-        if sparsity is not None:
+        if isinstance(distribution, dict):    # {layer name or glob: sparsity}: the values checked now, the names on the model
+            distribution = _layer_dict(distribution)
+            if sparsity is not None: sparsity = _check_sparsity(sparsity)
+        elif sparsity is not None:
             sparsity = _check_sparsity(sparsity)
             distribution = get_distribution('uniform' if distribution is None else distribution)
+        if sparse_modules is not None:
+            odd = [m for m in listify(sparse_modules) if not isinstance(m, (nn.Module, str))]
+            if odd: raise TypeError(f"sparse_modules takes modules (model.fc1) or their names in `named_modules()` "
+                                    f"(globs allowed: 'layers.*.mlp'); got {odd[0]!r}")
+        if not isinstance(prune_head, bool): raise TypeError(f"prune_head must be True or False; got {prune_head!r}")
         if compute is not None and compute not in COMPUTE_MODES:
             raise ValueError(f"compute must be one of {', '.join(map(repr, COMPUTE_MODES))}; got {compute!r}")
         if min_sparsity is not None:
@@ -83,21 +92,29 @@ class SparseUpdater:
         self.sparsity, self.distribution, self.sparse_modules, self.compute = sparsity, distribution, sparse_modules, compute
         self.min_sparsity = min_sparsity
         self.shrink, self.exclude = shrink, tuple(exclude) if isinstance(exclude, (list, tuple)) else (exclude,)
+        self.prune_head = prune_head
         self.sites, self.layers, self.opt, self.pct, self.sharded = [], [], None, 0., False
         self._reset()
 
     # --- before training: which weights ---
     def sparsify(self, model:nn.Module):
-        "Make masks for `model` if it has none and this updater was given a sparsity; return their hooks, if any"
-        if self.sparsity is not None and not masked_sites(model):
+        "Make masks for `model` if it has none and this updater was given a sparsity (or a per-layer dict); return their hooks, if any"
+        if (self.sparsity is not None or isinstance(self.distribution, dict)) and not masked_sites(model):
             return sparsify_model(model, self.sparsity, self.distribution, pattern=getattr(self, 'pattern', None) or self.default_pattern,
-                                  exclude=self.exclude)
+                                  exclude=self.exclude, prune_head=self.prune_head)
 
     def select_sites(self, sites:list) -> list:
-        "The masked weights it works on: those of `sparse_modules`, or all"
+        "The masked weights it works on: those of `sparse_modules` (modules, or names and globs), or all"
         if self.sparse_modules is not None:
-            mods = {id(m) for m in listify(self.sparse_modules)}
-            sites = [s for s in sites if id(s.owner) in mods or any(id(u) in mods for u in s.users)]
+            given = listify(self.sparse_modules)
+            mods, names = {id(m) for m in given if isinstance(m, nn.Module)}, [n for n in given if isinstance(n, str)]
+            if names: layer_sparsities(sites, None, {n: 0. for n in names})   # a name that names no masked layer: the error says the closest
+            picked = [s for s in sites if id(s.owner) in mods or any(id(u) in mods for u in s.users) or any(_matches(s, n) for n in names)]
+            if sites and not picked:
+                raise ValueError(f"{type(self).__name__}: sparse_modules selects none of the model's {len(sites)} masked weights "
+                                 f"({', '.join(s.name for s in sites[:3])}{', ...' if len(sites) > 3 else ''}): give modules of this "
+                                 "model (model.fc1), or their names")
+            sites = picked
         if not sites: raise self._no_masks()
         return sites
 
@@ -118,6 +135,10 @@ class SparseUpdater:
         self.schedule.bind(n_epoch, total_steps)
         sites = masked_sites(model) if sites is None else sites
         if not sites: raise self._no_masks()
+        if not any(s.weight.requires_grad for s in sites):    # checked before anything changes
+            raise ValueError(f"{type(self).__name__}: every masked weight is frozen (requires_grad=False), so none can "
+                             "train: unfreeze the layers to train them sparse (`requires_grad_(True)`; fastai: "
+                             "`learn.unfreeze()`; a PEFT adapter's frozen base: `sparse_lora`)")
         # the masks are enforced whatever happened since they were made (hooks removed, frozen weights unfrozen)
         self.hooks = ensure_enforced(sites)
         # set as asked, unless every layer already computes so: a later fit keeps `set_compute`'s `min_sparsity` and 'auto''s timings
@@ -128,9 +149,6 @@ class SparseUpdater:
         _release_sinks(model)     # an earlier compact run's: a compact driver gives the layers its own after `start`
         # a frozen weight does not train: its mask stays as it is (fastai's `fine_tune` trains the head first)
         self.sites = [s for s in sites if s.weight.requires_grad]
-        if not self.sites:
-            raise ValueError(f"{type(self).__name__}: every masked weight is frozen (requires_grad=False), so none can "
-                             "train: unfreeze the layers to train them sparse (`learn.unfreeze()`)")
         self.layers = [LayerState(s) for s in self.sites]    # what the method keeps of each weight
         self._reset()
         if self.schedule.start.value == 0: self.anchor = self.epoch_anchor = 0
@@ -410,7 +428,8 @@ class DynamicSparseUpdater(SparseUpdater):
         resumed = getattr(self, '_resumed_sum', None)            # a checkpoint's sums: the run goes on exactly
         self._resumed_sum = None
         if resumed is None or len(resumed) != len(self.layers): resumed = [None] * len(self.layers)
-        for l, t in zip(self.layers, resumed): l.grad_sum = None if t is None else t.to(l.weight.device)
+        for l, t in zip(self.layers, resumed):    # (a whole sum for a sharded weight: its shard; `start` shards it after its whole-tensor part)
+            l.grad_sum = None if t is None else shard_like(t, l.weight) if is_sharded(l.weight) and not is_sharded(t) else t.to(l.weight.device)
         self._sums_held = any(t is not None for t in resumed)
         self.summing = False
         # after a step on masked gradients by an elementwise optimizer the masked weights are still zero: the

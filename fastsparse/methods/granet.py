@@ -47,12 +47,16 @@ class GraNet(RigL):
             if not isinstance(global_pruning, bool):
                 raise ValueError(f"granet: global_pruning is True (rank |w| across layers) or False (each layer); got {global_pruning!r}")
             self.global_pruning = global_pruning
+        if isinstance(distribution, dict):
+            raise ValueError("granet ramps every layer from initial_sparsity to its share of one target sparsity, so it takes a "
+                             "distribution by name ('uniform', 'erk', ...) or function, not a per-layer dict; to give layers "
+                             "their own sparsities, sparsify_model(model, None, {...}) first and train with 'rigl' or 'set'")
         self.distribution = get_distribution('uniform' if distribution is None else distribution)
 
     def sparsify(self, model):
         "Make masks at `initial_sparsity` for a model without masks (given a target sparsity); the ramp prunes on from there"
         if self.sparsity is not None and not masked_sites(model):
-            return sparsify_model(model, self.initial_sparsity, self.distribution, exclude=self.exclude)
+            return sparsify_model(model, self.initial_sparsity, self.distribution, exclude=self.exclude, prune_head=self.prune_head)
 
     def setup(self):
         "Check the masks and arguments, note the sparsity the ramp starts from"

@@ -14,7 +14,7 @@ from fastprogress.fastprogress import progress_bar
 from ..ops.masks import mask_, n_ones
 from ..ops.select import top_k_mask
 from ..sparsity.distributions import layer_sparsities, _nm_dense
-from ..sparsity.patterns import get_pattern, NM, Unstructured
+from ..sparsity.patterns import get_pattern, nm_sparsity, NM, Unstructured
 from ..core.hooks import SparseHooks, _get_model
 from ..core.report import record_update
 from ..core.sites import DEFAULT_SPARSE_TYPES, lm_heads, masked_sites, sparse_sites, TransformersConv1D
@@ -387,7 +387,7 @@ def prune_oneshot(model, sparsity:float|None=None, method:str='wanda', pattern='
     pat = get_pattern(pattern)
     if not isinstance(pat, (Unstructured, NM)):
         raise ValueError(f"{method} prunes single weights: use pattern='unstructured' or an N:M pattern such as '2:4'; got {pat}")
-    if isinstance(pat, NM): sparsity = pat.sparsity(None, sparsity)
+    if isinstance(pat, NM): sparsity = nm_sparsity(pat, sparsity)
     elif not isinstance(distribution, dict):
         try: s = float(sparsity); ok = 0 <= s < 1
         except (TypeError, ValueError): ok = False

@@ -11,7 +11,7 @@ import torch, torch.nn as nn
 from ..ops.masks import mask_, n_ones
 from ..ops.select import top_k_mask
 from ..sparsity.distributions import layer_sparsities, _nm_dense, _check_sparsity
-from ..sparsity.patterns import get_pattern, NM, Unstructured
+from ..sparsity.patterns import get_pattern, nm_sparsity, NM, Unstructured
 from ..sparsity.schedule import MaskSchedule
 from ..core.distributed import broadcast_, sync_sites_, unsharded, world_size
 from ..core.hooks import SparseHooks, _get_model
@@ -122,7 +122,7 @@ def prune_model(model, sparsity:float|None=None, score='magnitude', pattern='uns
     model = _get_model(model)
     pat = get_pattern(pattern)
     score, distribution = _resolve(score, distribution)
-    if isinstance(pat, NM): sparsity = pat.sparsity(None, sparsity)
+    if isinstance(pat, NM): sparsity = nm_sparsity(pat, sparsity)
     if score is None: return None                                  # no_prune
     sites = masked_sites(model) or sparse_sites(model, types, prune_head=prune_head)
     if not sites: sparsify_model(model, 0.5, types=types, prune_head=prune_head)   # raises the 'nothing to sparsify' error
@@ -158,14 +158,14 @@ class PruningUpdater(SparseUpdater):
                          compute=compute, **kwargs)
         pat = None if pattern is None else get_pattern(pattern)   # None: the pattern the masks' records say
         score, distribution = _resolve(score, distribution)
-        if isinstance(pat, NM): sparsity = pat.sparsity(None, sparsity)
+        if isinstance(pat, NM): sparsity = nm_sparsity(pat, sparsity)
         elif not isinstance(distribution, dict) and (pat is not None or sparsity is not None): _check_sparsity(sparsity)
         self.score, self.pattern, self.distribution, self.sparsity = score, pat, distribution, sparsity
         self.initial, self.sched, self.exclude, self.done = initial_sparsity, sched, exclude, False
 
     def sparsify(self, model:nn.Module):
         "Give a model without masks all-ones masks (sparsity 0), which the ramp then prunes"
-        if not masked_sites(model): return sparsify_model(model, 0.)
+        if not masked_sites(model): return sparsify_model(model, 0., prune_head=self.prune_head)
 
     def _record_pattern(self):
         "The one pattern the masks' records name (unstructured if none names another)"

@@ -39,9 +39,10 @@ class TopKAST(SparseUpdater):
     def sparsify(self, model:nn.Module):
         "Keep the top weights by magnitude of a model without masks (remembering the others for the backward set); return the hooks"
         if any(is_sharded(p) for p in model.parameters()): raise self._sharded()
-        if self.sparsity is None or masked_sites(model): return None
+        if (self.sparsity is None and not isinstance(self.distribution, dict)) or masked_sites(model): return None
         self._init = {n: p.detach().clone() for n, p in model.named_parameters()}
-        return prune_model(model, self.sparsity, 'magnitude', distribution=self.distribution, exclude=self.exclude)
+        return prune_model(model, self.sparsity, 'magnitude', distribution=self.distribution, exclude=self.exclude,
+                           prune_head=self.prune_head)
 
     def _backward_set(self, magnitude, forward, n_backward, g):
         "`forward` and the top `n_backward - |forward|` of `magnitude` outside it; zeros rank below every other weight, at random"

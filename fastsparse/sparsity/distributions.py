@@ -68,8 +68,17 @@ def _module_name(site): return site.name.rpartition('.')[0] if site.pname == 'we
 def _matches(site, pat):
     return any(fnmatch.fnmatchcase(n, pat) for n in (_module_name(site), site.name))
 
+def _layer_dict(d:dict) -> dict:
+    "`d` ({layer name or glob: sparsity}) checked: names for keys, sparsities in [0, 1) for values"
+    for k, v in d.items():
+        if not isinstance(k, str):
+            raise TypeError(f"a per-layer distribution maps names in `named_modules()` (or globs) to sparsities; got the key {k!r}")
+        try: _check_sparsity(v)
+        except ValueError as e: raise ValueError(f"{k!r}: {e}") from None
+    return {k: _check_sparsity(v) for k, v in d.items()}
+
 def layer_sparsities(sites:list, sparsity, distribution='uniform', exclude=()) -> list:
-    "One sparsity per site (None for a site left dense) from a distribution (name or function) or a per-layer dict"
+    "One sparsity per site (None for a site left dense) from a distribution (name or function) or a per-layer dict (other layers: `sparsity`, or dense if None)"
     names = [_module_name(s) for s in sites] + [s.name for s in sites]
     for pat in [*exclude, *(distribution if isinstance(distribution, dict) else {})]:
         if not any(_matches(s, pat) for s in sites):
@@ -88,7 +97,7 @@ def layer_sparsities(sites:list, sparsity, distribution='uniform', exclude=()) -
         if d: out.append(None)
         elif isinstance(distribution, dict):
             hit = [v for pat, v in distribution.items() if _matches(s, pat)]
-            out.append(_check_sparsity(hit[-1]) if hit else None)
+            out.append(_check_sparsity(hit[-1]) if hit else None if sparsity is None else _check_sparsity(sparsity))
         elif distribution in ('uniform', 'global'): out.append(_check_sparsity(sparsity))
         else: raise ValueError(f"unknown distribution {distribution!r}; use 'uniform', 'global', "
                                f"{', '.join(repr(k) for k in DISTRIBUTIONS if k != 'uniform')}, a function f(params, sparsity) "

@@ -13,7 +13,7 @@ from ..ops.masks import n_ones, _count_nonzero
 from ..ops.select import top_k_mask
 
 # %% auto #0
-__all__ = ['PATTERNS', 'Pattern', 'Unstructured', 'NM', 'Block', 'Channel', 'ConstantFanIn', 'get_pattern']
+__all__ = ['PATTERNS', 'Pattern', 'Unstructured', 'NM', 'Block', 'Channel', 'ConstantFanIn', 'get_pattern', 'nm_sparsity']
 
 # %% ../../nbs/01a_sparsity.patterns.ipynb #d47a7916
 _NEG = -math.inf
@@ -260,3 +260,15 @@ def get_pattern(spec) -> Pattern:
         if mt := re.fullmatch(r'block\s*(\d+)\s*x\s*(\d+)', s): return Block(int(mt[1]), int(mt[2]))
     raise ValueError(f"unknown sparsity pattern {spec!r}; use 'unstructured', 'N:M' (e.g. '2:4' or (2, 4)), "
                      "'blockHxW' (e.g. 'block4x4'), 'channel' or 'constant_fan_in'")
+
+# %% ../../nbs/01a_sparsity.patterns.ipynb #9fdec015
+def nm_sparsity(pattern, sparsity=None, name:str='sparsity') -> float|None:
+    "The sparsity an N:M `pattern` fixes for every layer it masks (None for other patterns); a different `sparsity` asked is an error"
+    pat = get_pattern(pattern)
+    if not isinstance(pat, NM): return None
+    fixed = pat.sparsity(None, None)
+    try: off = sparsity is not None and (isinstance(sparsity, bool) or abs(float(sparsity) - fixed) > 1e-9)
+    except (TypeError, ValueError): off = True
+    if off: raise ValueError(f"the {pat} pattern keeps {pat.n} of every {pat.m} weights, so its sparsity is {fixed:g}; "
+                             f"got {name}={sparsity!r}: pass {fixed:g} or None")
+    return fixed
