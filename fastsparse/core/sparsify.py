@@ -6,7 +6,7 @@ Docs: https://fastsparse.github.io/fastsparse/core.sparsify.html.md"""
 
 # %% ../../nbs/02c_core.sparsify.ipynb #c8a46148
 from __future__ import annotations
-import math, warnings
+import difflib, fnmatch, math, warnings
 from contextlib import contextmanager
 import torch, torch.nn as nn
 from torch.nn.utils import parametrize
@@ -143,6 +143,16 @@ def _backup(t:torch.Tensor) -> torch.Tensor:
 
 _COVERED = set()       # ids of the tensors whose values an enclosing `sparsified_or_undone` puts back on an error
 
+def _check_exclude(model:nn.Module, exclude):
+    "A clear error for a name or glob of `exclude` that names no module of `model` (a misspelt head would be sparsified)"
+    names = [n for n, _ in model.named_modules() if n]
+    for pat in listify(exclude):
+        if not isinstance(pat, str): raise TypeError(f"exclude takes names in `named_modules()` or globs; got {pat!r}")
+        if not any(fnmatch.fnmatchcase(n, pat) for n in names):
+            close = difflib.get_close_matches(pat, names, n=3, cutoff=0.4)
+            raise ValueError(f"exclude: {pat!r} names no module of the model" + (f"; did you mean {', '.join(map(repr, close))}?"
+                             if close else f"; its modules are {', '.join(map(repr, names[:8]))}{', ...' if len(names) > 8 else ''}"))
+
 @contextmanager
 def _undo_on_error(model:nn.Module, tensors=None):
     "If the block raises, put back `model`'s buffers, records and hooks and the values of `tensors` (default: all of them)"
@@ -188,6 +198,7 @@ def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, 
     if masked_sites(model):
         raise ValueError("the model is already sparse; call `.remove()` on its hooks and `unsparsify_model(model)` "
                          "before sparsifying it again")
+    _check_exclude(model, exclude)
     sites, dense = _plan(model, types, exclude, prune_head)
     if not sites:
         found = sorted({type(m).__name__ for m in model.modules()})

@@ -6,7 +6,7 @@ Docs: https://fastsparse.github.io/fastsparse/loop.transformers.html.md"""
 
 # %% ../../nbs/05i_loop.transformers.ipynb #71d16041
 from __future__ import annotations
-import os, sys, types, weakref
+import json, os, sys, types, weakref
 from pathlib import Path
 import torch, torch.nn as nn
 from ..ops.masks import all_finite, unpack_mask
@@ -75,18 +75,25 @@ def _no_masks_file(d) -> str:
     return (f"{d} holds no {SPARSE_MASKS_NAME}: it was saved without fastsparse's masks (save with `save_sparse_pretrained`, "
             "or train with `SparseTrainerCallback`); `from_pretrained` alone loads its weights, zeros included")
 
+def _saved_class(folder):
+    "The transformers class that `folder`'s config.json names (a classifier, a masked LM, ...), else `AutoModelForCausalLM`"
+    tf, cfg = require_transformers('load_sparse_pretrained'), Path(folder)/'config.json'
+    try: names = json.loads(cfg.read_text()).get('architectures') or []
+    except (OSError, ValueError): names = []
+    return next((getattr(tf, n) for n in names if isinstance(n, str) and hasattr(tf, n)), tf.AutoModelForCausalLM)
+
 def load_sparse_pretrained(model_or_dir, save_directory=None, model_class=None, **kwargs):
     """Load a folder that `save_sparse_pretrained`, a Trainer with `SparseTrainerCallback` or `fastsparse-prune` wrote,
     masks included: `load_sparse_pretrained(dir)` loads the model with `model_class.from_pretrained(dir, **kwargs)`
-    (default `AutoModelForCausalLM`); `load_sparse_pretrained(model, dir)` puts the masks on a model loaded already"""
+    (default: the class its `config.json` names in `architectures`, else `AutoModelForCausalLM`);
+    `load_sparse_pretrained(model, dir)` puts the masks on a model loaded already"""
     if isinstance(model_or_dir, (str, os.PathLike)):
         if save_directory is not None:
             raise ValueError("give a folder, or a model and its folder: load_sparse_pretrained(dir) or load_sparse_pretrained(model, dir)")
         save_directory = model_or_dir
-        auto = require_transformers('load_sparse_pretrained').AutoModelForCausalLM if model_class is None else None
         file = Path(save_directory)/SPARSE_MASKS_NAME
         if not file.is_file(): raise FileNotFoundError(_no_masks_file(save_directory))
-        model = (model_class or auto).from_pretrained(save_directory, **kwargs)
+        model = (model_class or _saved_class(save_directory)).from_pretrained(save_directory, **kwargs)
     else:
         if save_directory is None: raise ValueError("give the folder to load the masks from: load_sparse_pretrained(model, dir)")
         if model_class is not None or kwargs:

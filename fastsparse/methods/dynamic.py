@@ -99,9 +99,18 @@ class SparseUpdater:
     # --- before training: which weights ---
     def sparsify(self, model:nn.Module):
         "Make masks for `model` if it has none and this updater was given a sparsity (or a per-layer dict); return their hooks, if any"
-        if (self.sparsity is not None or isinstance(self.distribution, dict)) and not masked_sites(model):
+        sites = masked_sites(model)
+        if (self.sparsity is not None or isinstance(self.distribution, dict)) and not sites:
             return sparsify_model(model, self.sparsity, self.distribution, pattern=getattr(self, 'pattern', None) or self.default_pattern,
                                   exclude=self.exclude, prune_head=self.prune_head)
+        if (self.sparsity is not None and not isinstance(self.distribution, dict) and sites and not self.shrink     # (cut units: fewer weights)
+                and not getattr(self, '_told_masked', False) and not any(is_sharded(s.weight) for s in sites)):
+            have = 1 - sum(int(s.mask.count_nonzero()) for s in sites) / sum(s.mask.numel() for s in sites)
+            if abs(have - self.sparsity) > 0.02:    # (a pattern's blocks round each layer's figure a little)
+                self._told_masked = True
+                warnings.warn(f"the model has masks already, {have:.3g} sparse: {type(self).__name__} trains them as they are, and "
+                              f"sparsity={self.sparsity:g} would only make masks for a model without any; to start from new "
+                              "masks, call unsparsify_model(model) first", UserWarning, stacklevel=3)
 
     def select_sites(self, sites:list) -> list:
         "The masked weights it works on: those of `sparse_modules` (modules, or names and globs), or all"
