@@ -154,7 +154,9 @@ def sparse_lora(model:nn.Module) -> nn.Module:
             raise ValueError(f"{n} has adapters merged without the mask ({', '.join(m.merged_adapters)}): "
                              "call model.unmerge_adapter() first")
         if bool(base.weight.detach().masked_select(~_base_mask(base)).any()):
-            raise ValueError(f"{site.name} is nonzero where it is masked: call apply_masks(model) first")
+            raise ValueError(f"{site.name} is nonzero where it is masked. A LoRA initialisation that rewrites the base weight "
+                             "(init_lora_weights='pissa', 'olora', 'corda', 'eva', 'loftq') does not keep its zeros: use the "
+                             "default or 'gaussian'. If the weights were changed outside fastsparse, apply_masks(model) zeroes them")
         todo.append(m)
     if not todo:
         masked = list(dict.fromkeys(s.name.rsplit('.', 2)[-2] for s in sites))
