@@ -13,13 +13,23 @@ from ..ops.masks import mask_, pack_mask, unpack_mask
 from .sites import masked_sites
 
 # %% auto #0
-__all__ = ['world_size', 'broadcast_', 'sync_sites_', 'sparse_digest', 'is_sharded', 'shard_like', 'full_tensor', 'fill_rows_',
-           'unsharded']
+__all__ = ['world_size', 'one_process', 'broadcast_', 'sync_sites_', 'sparse_digest', 'is_sharded', 'shard_like', 'full_tensor',
+           'fill_rows_', 'unsharded']
 
 # %% ../../nbs/02f_core.distributed.ipynb #af20a7e8
+_ALONE = [0]        # how many `one_process` blocks are open on this process
+
 def world_size() -> int:
-    "Number of processes in the default process group (1 when none is initialised)"
+    "Number of processes in the default process group (1 when none is initialised, or inside `one_process()`)"
+    if _ALONE[0]: return 1
     return dist.get_world_size() if dist.is_available() and dist.is_initialized() else 1
+
+@contextmanager
+def one_process():
+    "Within it, fastsparse acts on this process alone while a process group is up: no message to the others (a copy pruned on process 0 for export)"
+    _ALONE[0] += 1
+    try: yield
+    finally: _ALONE[0] -= 1
 
 # %% ../../nbs/02f_core.distributed.ipynb #78f6f09c
 def _comm_device():
