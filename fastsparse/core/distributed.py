@@ -59,9 +59,22 @@ def broadcast_(tensors:list, src:int=0) -> list:
     return tensors
 
 # %% ../../nbs/02f_core.distributed.ipynb #d80d0b24
+def _check_same_sites(sites:list):
+    "The same clear error on every process when the processes' masked weights differ (names, shapes, dtypes), by one small all-reduce before any broadcast"
+    key = [(s.name, tuple(s.weight.shape), str(s.weight.dtype)) for s in sites]
+    d = int.from_bytes(hashlib.sha256(repr(key).encode()).digest()[:7], 'little')
+    t = torch.tensor([d, -d], dtype=torch.int64, device=_comm_device())
+    dist.all_reduce(t, op=dist.ReduceOp.MAX)                       # the largest digest and minus the smallest
+    if int(t[0]) != -int(t[1]):
+        shown = ', '.join(f"{n} {tuple(sh)}" for n, sh, _ in key[:3]) + (', ...' if len(key) > 3 else '')
+        raise ValueError(f"the processes' models differ: process {dist.get_rank()} masks {len(key)} weights ({shown}) and "
+                         "another process masks others; build the same model (architecture, layer sizes, dtype) on every "
+                         "process before sparsifying it")
+
 def sync_sites_(sites:list, weights:bool=True, src:int=0):
     "Give every process the masks (and, if `weights`, the weights and target sparsities) of `sites` on process `src`"
     if world_size() < 2 or not sites: return
+    if weights: _check_same_sites(sites)            # when the masks are made: the processes' models must match
     masks = [s.mask for s in sites]                 # fresh tensors when packed: written back below
     targets = torch.tensor([s.sparsity for s in sites], dtype=torch.float64, device=masks[0].device)
     broadcast_(masks + ([s.weight.data for s in sites] + [targets] if weights else []), src)
