@@ -199,7 +199,9 @@ def masks_from_state_dict(model:nn.Module, model_state:dict, packed:bool|None=No
             mask = torch.zeros(w.shape, dtype=torch.bool, device=w.device)
             owner.register_buffer(_mask_key(pname, lay == 'packed'), pack_mask(mask) if lay == 'packed' else mask)
         rec.layout = 'packed' if pname + '_mask_bits' in owner._buffers else 'bool'
-        _records(owner)[pname] = rec
+        old = _records(owner).get(pname) if name in have else None
+        if old is not None: old.load_state_dict(rec.state_dict())   # the record a running method holds: what it keeps unsaved stays
+        else: _records(owner)[pname] = rec
     return enforce_masks([s for s in masked_sites(model) if s.name in set(found) - have])
 
 # %% ../../nbs/04e_export.checkpoint.ipynb #b48a0e89

@@ -180,6 +180,10 @@ class PruningUpdater(SparseUpdater):
             if isinstance(self.pattern, NM): self.sparsity = self.pattern.sparsity(None, self.sparsity)
             elif not isinstance(self.distribution, dict): _check_sparsity(self.sparsity)
         targets = _nm_dense(self.pattern, layer_sparsities(self.sites, self.sparsity, self.distribution, self.exclude))
+        for s, t in zip(self.sites, targets):         # a pattern the layer's shape does not take: now, not at the first pruning
+            if t:
+                try: self.pattern.check(s.out_major(s.weight).shape)
+                except ValueError as e: raise ValueError(f"{s.name}: {e}; leave that layer dense with exclude=[{s.name.rpartition('.')[0]!r}]") from None
         # masks only shrink: a layer already sparser than the ramp (a second fit, as in fastai's `fine_tune`) waits for it
         kept, n = [int(s.mask.count_nonzero()) for s in self.sites], [s.mask.numel() for s in self.sites]
         floor = [1. - sum(kept) / sum(n)] * len(n) if self.distribution == 'global' else [1. - k / m for k, m in zip(kept, n)]
