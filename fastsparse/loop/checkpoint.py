@@ -13,7 +13,9 @@ import torch
 from fastcore.basics import patch
 from fastcore.xtras import join_path_file
 from fastai.learner import Learner
+from torch.nn.utils import parametrize
 from ..core.sites import masked_sites
+from ..methods.ste import is_ste, _ste_modules
 from ..export.checkpoint import save_model, _load, _bare, _mask_entry, _SECTIONS, _SAFE
 
 # %% auto #0
@@ -55,7 +57,7 @@ def _sparse_cb_state(learn):
 
 def _sparse_learner(learn) -> bool:
     "Is `learn` sparse: masks in its model, sparse training callbacks, or the schedule state of a sparse checkpoint it loaded?"
-    return bool(masked_sites(_bare(learn.model))) or bool(_sparse_cb_state(learn))
+    return bool(masked_sites(_bare(learn.model))) or is_ste(_bare(learn.model)) or bool(_sparse_cb_state(learn))
 
 # %% ../../nbs/05e_loop.checkpoint.ipynb #b1d60420
 _fastai_save = getattr(Learner.save, 'fastai_save', Learner.save)
@@ -75,6 +77,12 @@ def _peek(file, **torch_load_kwargs):
             if pos is not None: file.seek(pos)        # a file object is read again by whoever loads it
 
 # %% ../../nbs/05e_loop.checkpoint.ipynb #fc5510ed
+def _parametrized(file, **torch_load_kwargs) -> bool:
+    "Whether the checkpoint `file` holds parametrized weights (`*.parametrizations.weight.original`): a straight-through model's"
+    state = _peek(file, **torch_load_kwargs)
+    sd = state.get('model', state) if isinstance(state, dict) else {}
+    return isinstance(sd, dict) and any(isinstance(k, str) and k.endswith('.parametrizations.weight.original') for k in sd)
+
 def _fastai_readable(file, model, **torch_load_kwargs) -> bool:
     "Does fastai's own `load_model` read the checkpoint `file` into `model` as it is: no mask `model` lacks, no fastsparse section?"
     state = _peek(file, **torch_load_kwargs)
@@ -103,6 +111,14 @@ def load(self:Learner, file, device=None, with_opt=True, strict=True, with_rng=T
     "Load from `self.path/self.model_dir/file` what `save` wrote (masks and the rest), or a fastai checkpoint into a dense model as fastai does"
     if device is None and hasattr(self.dls, 'device'): device = self.dls.device
     path = join_path_file(file, self.path/self.model_dir, ext='.pth')
+    ste = next((cb for cb in self.cbs if hasattr(cb, 'prepare_ste')), None)
+    if ste is not None and not is_ste(_bare(self.model)) and _parametrized(path, **torch_load_kwargs):
+        if self.opt is None: self.create_opt()     # first, as in a fit: its weights in the order of the model's own
+        ste.prepare_ste(self.model)     # saved while training straight through: the model takes the same parametrization
+        try: return self.load(file, device, with_opt, strict, with_rng, **torch_load_kwargs)
+        except BaseException:
+            for m in _ste_modules(self.model): parametrize.remove_parametrizations(m, 'weight', leave_parametrized=False)
+            raise
     if not masked_sites(_bare(self.model)) and _fastai_readable(path, self.model, **torch_load_kwargs):
         if getattr(self, 'sparse_state', None) is not None: self.sparse_state = None     # no schedule to resume
         return _fastai_load(self, file, device=device, with_opt=with_opt, strict=strict, **torch_load_kwargs)

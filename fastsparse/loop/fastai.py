@@ -235,7 +235,10 @@ class STECallback(Callback):
     def before_fit(self): self.active = False
     def before_train(self):                      # not before_fit: `learn.validate()` runs that one too
         _refuse_legacy_fp16(self.learn)
-        model = self.learn.model
+        self.prepare_ste(self.learn.model)
+        self.active = True
+    def prepare_ste(self, model):
+        "Make `model`'s sparse layers straight-through sparse, as this callback trains them (nothing if they are already)"
         if not is_ste(model):
             sites = masked_sites(model)
             if any(s.record.source not in STE_ALGORITHMS for s in sites):
@@ -244,7 +247,6 @@ class STECallback(Callback):
                                  "weights: remove them with `remove_sparse_hooks(model); unsparsify_model(model)` first")
             if sites: remove_sparse_hooks(model); unsparsify_model(model)     # an earlier fit's: train them straight through again
             ste_sparsify(model, self.sparsity, self.algorithm, self.pattern, exclude=self.exclude)
-        self.active = True
     def after_fit(self):
         if self.active and self.finalize:
             hooks = ste_finalize(self.learn.model)
