@@ -242,7 +242,8 @@ class SparseUpdater:
     def n_skipped_updates(self) -> int: "Updates skipped because the gradients were not finite"; return self.n_skipped
 
     # --- checkpoints ---
-    _saved = ('n_steps', 'n_updates', 'anchor', 'epochs_done', 'epoch_anchor', 'epoch_flag', 'retry')
+    # `pct`, the last step's place in training: the decisions made for the next step read it (a dense gradient or not)
+    _saved = ('n_steps', 'n_updates', 'anchor', 'epochs_done', 'epoch_anchor', 'epoch_flag', 'retry', 'pct')
     def state_dict(self) -> dict:
         "The place in the schedule, for checkpoints"
         return {k: getattr(self, k) for k in self._saved}
