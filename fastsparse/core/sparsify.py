@@ -6,14 +6,14 @@ Docs: https://fastsparse.github.io/fastsparse/core.sparsify.html.md"""
 
 # %% ../../nbs/02c_core.sparsify.ipynb #c8a46148
 from __future__ import annotations
-import difflib, fnmatch, math, warnings
+import math, warnings
 from contextlib import contextmanager
 import torch, torch.nn as nn
 from torch.nn.utils import parametrize
 from fastcore.basics import listify
 from ..ops.masks import mask_, pack_mask, sparse_mask_like
-from ..sparsity.patterns import get_pattern
-from ..sparsity.distributions import get_distribution, layer_sparsities, uniform_sparsity, _check_sparsity
+from ..sparsity.patterns import get_pattern, nm_sparsity
+from ..sparsity.distributions import get_distribution, layer_sparsities, uniform_sparsity, _check_names, _check_sparsity
 from .hooks import enforce_masks, SparseHooks, _get_model, _mask_grad_, remove_sparse_hooks
 from .compute import COMPUTE_MODES, set_compute
 from .distributed import is_sharded, sync_sites_, unsharded
@@ -145,13 +145,11 @@ _COVERED = set()       # ids of the tensors whose values an enclosing `sparsifie
 
 def _check_exclude(model:nn.Module, exclude):
     "A clear error for a name or glob of `exclude` that names no module of `model` (a misspelt head would be sparsified)"
-    names = [n for n, _ in model.named_modules() if n]
-    for pat in listify(exclude):
-        if not isinstance(pat, str): raise TypeError(f"exclude takes names in `named_modules()` or globs; got {pat!r}")
-        if not any(fnmatch.fnmatchcase(n, pat) for n in names):
-            close = difflib.get_close_matches(pat, names, n=3, cutoff=0.4)
-            raise ValueError(f"exclude: {pat!r} names no module of the model" + (f"; did you mean {', '.join(map(repr, close))}?"
-                             if close else f"; its modules are {', '.join(map(repr, names[:8]))}{', ...' if len(names) > 8 else ''}"))
+    pats = listify(exclude)
+    odd = [p for p in pats if not isinstance(p, str)]
+    if odd: raise TypeError(f"exclude takes names in `named_modules()` or globs; got {odd[0]!r}")
+    try: _check_names(pats, [n for n, _ in model.named_modules() if n], 'module')
+    except ValueError as e: raise ValueError(f"exclude: {e}") from None
 
 @contextmanager
 def _undo_on_error(model:nn.Module, tensors=None):
@@ -184,14 +182,8 @@ def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, 
     if by_layer is None: sparse_f = get_distribution(sparse_f)
     if compute is not None and compute not in COMPUTE_MODES:
         raise ValueError(f"compute must be one of {', '.join(map(repr, COMPUTE_MODES))}; got {compute!r}")
-    fixed = None
-    if pattern is not None:
-        fixed = get_pattern(pattern).sparsity(None, None)      # N:M fixes the sparsity of every sparse layer
-    if fixed is not None:
-        if model_sparsity is not None and abs(float(model_sparsity) - fixed) > 1e-9:
-            raise ValueError(f"the {get_pattern(pattern)} pattern keeps {1 - fixed:g} of every sparse layer, so its sparsity is "
-                             f"{fixed:g}; got model_sparsity={model_sparsity!r}: pass {fixed:g} or None")
-        if by_layer is None: model_sparsity = fixed               # (a dict names the layers it makes N:M)
+    fixed = None if pattern is None else nm_sparsity(pattern, model_sparsity, 'model_sparsity')   # N:M fixes every sparse layer's
+    if fixed is not None and by_layer is None: model_sparsity = fixed     # (a dict names the layers it makes N:M)
     s = None if by_layer is not None and model_sparsity is None else _check_sparsity(model_sparsity)
     if sparse_init_mode is not None and sparse_init_mode not in _INIT_MODES:
         raise ValueError(f"sparse_init_mode={sparse_init_mode!r} is unknown; use one of {_INIT_MODES} or None")

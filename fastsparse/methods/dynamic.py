@@ -26,7 +26,7 @@ from ..core.commit import note_pending, read_back, zero_opt_state_
 from .scores import gradient_magnitude, gradient_momentum, random_score, score_needs, weight_magnitude
 from ..ops import kernels
 from ..ops.masks import all_finite, _count_nonzero
-from ..sparsity.distributions import get_distribution, layer_sparsities, _check_sparsity, _layer_dict, _matches
+from ..sparsity.distributions import get_distribution, _check_names, _check_sparsity, _layer_dict, _matches, _module_name
 
 # %% auto #0
 __all__ = ['LayerState', 'SparseUpdater', 'DynamicSparseUpdater', 'SET', 'RigL', 'SNFS', 'dynamic_updater']
@@ -97,10 +97,15 @@ class SparseUpdater:
         self._reset()
 
     # --- before training: which weights ---
+    @property
+    def makes_masks(self) -> bool:
+        "Whether it makes the masks of a model without any: given a sparsity, or a per-layer dict of them"
+        return self.sparsity is not None or isinstance(self.distribution, dict)
+
     def sparsify(self, model:nn.Module):
-        "Make masks for `model` if it has none and this updater was given a sparsity (or a per-layer dict); return their hooks, if any"
+        "Make masks for `model` if it has none and `makes_masks`; return their hooks, if any"
         sites = masked_sites(model)
-        if (self.sparsity is not None or isinstance(self.distribution, dict)) and not sites:
+        if self.makes_masks and not sites:
             return sparsify_model(model, self.sparsity, self.distribution, pattern=getattr(self, 'pattern', None) or self.default_pattern,
                                   exclude=self.exclude, prune_head=self.prune_head)
         if (self.sparsity is not None and not isinstance(self.distribution, dict) and sites and not self.shrink     # (cut units: fewer weights)
@@ -117,7 +122,8 @@ class SparseUpdater:
         if self.sparse_modules is not None:
             given = listify(self.sparse_modules)
             mods, names = {id(m) for m in given if isinstance(m, nn.Module)}, [n for n in given if isinstance(n, str)]
-            if names: layer_sparsities(sites, None, {n: 0. for n in names})   # a name that names no masked layer: the error says the closest
+            layers = [_module_name(s) for s in sites]
+            _check_names(names, layers + [s.name for s in sites], shown=layers)   # one that names no masked layer: the closest
             picked = [s for s in sites if id(s.owner) in mods or any(id(u) in mods for u in s.users) or any(_matches(s, n) for n in names)]
             if sites and not picked:
                 raise ValueError(f"{type(self).__name__}: sparse_modules selects none of the model's {len(sites)} masked weights "

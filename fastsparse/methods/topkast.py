@@ -39,7 +39,7 @@ class TopKAST(SparseUpdater):
     def sparsify(self, model:nn.Module):
         "Keep the top weights by magnitude of a model without masks (remembering the others for the backward set); return the hooks"
         if any(is_sharded(p) for p in model.parameters()): raise self._sharded()
-        if (self.sparsity is None and not isinstance(self.distribution, dict)) or masked_sites(model): return None
+        if not self.makes_masks or masked_sites(model): return None
         self._init = {n: p.detach().clone() for n, p in model.named_parameters()}
         return prune_model(model, self.sparsity, 'magnitude', distribution=self.distribution, exclude=self.exclude,
                            prune_head=self.prune_head)

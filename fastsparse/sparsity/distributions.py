@@ -70,22 +70,28 @@ def _matches(site, pat):
 
 def _layer_dict(d:dict) -> dict:
     "`d` ({layer name or glob: sparsity}) checked: names for keys, sparsities in [0, 1) for values"
+    out = {}
     for k, v in d.items():
         if not isinstance(k, str):
             raise TypeError(f"a per-layer distribution maps names in `named_modules()` (or globs) to sparsities; got the key {k!r}")
-        try: _check_sparsity(v)
+        try: out[k] = _check_sparsity(v)
         except ValueError as e: raise ValueError(f"{k!r}: {e}") from None
-    return {k: _check_sparsity(v) for k, v in d.items()}
+    return out
+
+def _check_names(pats, names:list, what:str='sparse layer', shown=None):
+    "A clear error for the first name or glob of `pats` that matches none of `names` (the `what`s of the model), with the closest ones"
+    for pat in pats:
+        if not any(fnmatch.fnmatchcase(n, pat) for n in names):
+            close = difflib.get_close_matches(pat, names, n=3, cutoff=0.4)
+            more = ', ...' if shown is None and len(names) > 8 else ''      # `shown`: the names to list (default: the first 8)
+            raise ValueError(f"{pat!r} names no {what} of the model" +
+                             (f"; did you mean {', '.join(map(repr, close))}?" if close else
+                              f"; its {what}s are {', '.join(map(repr, names[:8] if shown is None else shown))}{more}"))
 
 def layer_sparsities(sites:list, sparsity, distribution='uniform', exclude=()) -> list:
     "One sparsity per site (None for a site left dense) from a distribution (name or function) or a per-layer dict (other layers: `sparsity`, or dense if None)"
     names = [_module_name(s) for s in sites] + [s.name for s in sites]
-    for pat in [*exclude, *(distribution if isinstance(distribution, dict) else {})]:
-        if not any(_matches(s, pat) for s in sites):
-            close = difflib.get_close_matches(pat, names, n=3, cutoff=0.4)
-            raise ValueError(f"{pat!r} names no sparse layer of the model" +
-                             (f"; did you mean {', '.join(map(repr, close))}?" if close else
-                              f"; its sparse layers are {', '.join(map(repr, names[:len(sites)]))}"))
+    _check_names([*exclude, *(distribution if isinstance(distribution, dict) else {})], names, shown=names[:len(sites)])
     dense = [any(_matches(s, pat) for pat in exclude) for s in sites]
     if all(dense) and sites:
         raise ValueError("every sparse layer is excluded: nothing to prune; leave at least one layer out of `exclude`")
