@@ -139,6 +139,9 @@ def _check_pruner(d, i, src):
         raise ValueError(f"{where} has no target_sparsity (and none is set globally)")
     for k in ('initial_sparsity', 'target_sparsity'):
         if k in d and not 0 <= float(d[k]) < 1: raise ValueError(f"{where}: {k} must be in [0, 1); got {d[k]!r}")
+    if 'target_sparsity' in d and float(d.get('initial_sparsity', 0)) > float(d['target_sparsity']):
+        raise ValueError(f"{where}: initial_sparsity {d['initial_sparsity']!r} is above target_sparsity {d['target_sparsity']!r}; "
+                         "pruning ramps up from the first to the second")
     try:
         if 'pattern' in d: get_pattern(_pattern(d['pattern']))
     except ValueError as e: raise ValueError(f"{where}: {e}") from None
@@ -215,7 +218,7 @@ def _callbacks(d) -> list:
         names = d.get('names')
         if names: dist, sp = {n: tgt for n in names}, None
         else: sp = tgt
-        kw = dict(initial_sparsity=float(d['initial_sparsity']) / tgt if tgt else 0., start=epochs(d['start_epoch']),
+        kw = dict(initial_sparsity=float(d['initial_sparsity']), start=epochs(d['start_epoch']),
                   **end, **freq, **skip)
         if pt == 'basic_magnitude':     # LPOT raises the sparsity goal linearly
             cb = PruningCallback(sp, 'magnitude', pattern, dist, sched=partial(polynomial_sparsity, power=1.), **kw)

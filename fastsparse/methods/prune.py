@@ -18,7 +18,7 @@ from ..core.hooks import SparseHooks, _get_model
 from ..core.report import mask_markers, record_update, zero_preserving
 from ..core.sites import DEFAULT_SPARSE_TYPES, masked_sites, sparse_sites
 from ..core.sparsify import apply_masks, mask_grads_, sparsify_model, _undo_on_error, _keep_normalised_rows_
-from .dynamic import SparseUpdater
+from .dynamic import SparseUpdater, _number
 from ..core.commit import zero_opt_state_, commit_mask_, grad_of
 from .scores import random_score, weight_magnitude
 from .oneshot import prune_oneshot, ONESHOT_METHODS
@@ -161,7 +161,10 @@ class PruningUpdater(SparseUpdater):
         if isinstance(pat, NM): sparsity = nm_sparsity(pat, sparsity)
         elif not isinstance(distribution, dict) and (pat is not None or sparsity is not None): _check_sparsity(sparsity)
         self.score, self.pattern, self.distribution, self.sparsity = score, pat, distribution, sparsity
-        self.initial, self.sched, self.exclude, self.done = initial_sparsity, sched, exclude, False
+        hi = sparsity if sparsity is not None and not isinstance(distribution, dict) and not isinstance(pat, NM) else 1.
+        self.initial = _number('pruning', 'initial_sparsity', initial_sparsity, 0., hi, why='' if hi == 1. else
+                               f" (the ramp prunes from it to the target sparsity {hi:g}, so it is at most the target)")
+        self.sched, self.exclude, self.done = sched, exclude, False
 
     def sparsify(self, model:nn.Module):
         "Give a model without masks all-ones masks (sparsity 0), which the ramp then prunes"
@@ -188,6 +191,12 @@ class PruningUpdater(SparseUpdater):
         kept, n = [int(s.mask.count_nonzero()) for s in self.sites], [s.mask.numel() for s in self.sites]
         floor = [1. - sum(kept) / sum(n)] * len(n) if self.distribution == 'global' else [1. - k / m for k, m in zip(kept, n)]
         for l, t, fl in zip(self.layers, targets, floor): l.target, l.floor = t, fl     # its sparsity at the end; at least
+        pruned = [(t, s.mask.numel()) for s, t in zip(self.sites, targets) if t is not None]
+        overall = sum(t * m for t, m in pruned) / max(sum(m for _, m in pruned), 1)   # the pruned layers' target together
+        if self.initial > overall + 1e-9 and not isinstance(self.pattern, NM):
+            raise ValueError(f"pruning: initial_sparsity={self.initial:g} is above the layers' overall target sparsity "
+                             f"{overall:.4g}; the ramp prunes from it to the target, so pass at most {overall:.4g}")
+        self.f0 = self.initial / overall if overall > 0 else 1.    # the ramp's start: a fraction of each layer's target
         self.done = False
         self.zero_preserving, self.marks = zero_preserving(self.opt), mask_markers(self.sites, self.opt)
 
@@ -205,7 +214,7 @@ class PruningUpdater(SparseUpdater):
         at_end = pos >= 1                        # the target is reached on the first step at or past the end
         if not (at_end or self.retry or self.schedule.due(self.n_steps + 1, self.anchor, first=True)): return False
         if not self._grads_ok('pruning step'): return False
-        f = 1. if at_end or isinstance(self.pattern, NM) else self.sched(self.initial, 1., pos)
+        f = 1. if at_end or isinstance(self.pattern, NM) else self.sched(self.f0, 1., pos)
         sps = [None if l.target is None else max(l.target * f, l.floor) for l in self.layers]
         with unsharded(self.sites, self.opt):    # sharded (fully_shard): whole tensors while it decides, shards after
             scores = [self.score(s.weight, self.opt) if sp is not None else None for s, sp in zip(self.sites, sps)]

@@ -24,7 +24,7 @@ class Method:
     doc: str = ''
     options: dict = field(default_factory=dict)   # keyword arguments of the target that make this method (a score, ...)
     pattern: str|None = None         # the pattern an unmasked model is sparsified with (None: unstructured)
-    interval: int|None = None        # the paper's optimizer steps between mask updates: the default `every`
+    interval: int|None = None        # optimizer steps between mask updates (the RigL paper's 100 for SET and SNFS too): the default `every`
     fixed: bool = False              # the masks never change while training
     own_distribution: bool = False   # it sets each layer's sparsity itself: `distribution` is not used
     label: str = ''                  # its name in the grid's table
