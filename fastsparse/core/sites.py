@@ -278,6 +278,7 @@ def _plan(model:nn.Module, types=DEFAULT_SPARSE_TYPES, exclude=(), prune_head:bo
     types, exclude, found, taken, dense = tuple(listify(types)), listify(exclude), {}, set(), {}
     names = {id(m): n for n, m in model.named_modules()}
     heads, holders = [] if prune_head else lm_heads(model), _holders(model)
+    asked = lm_heads(model) if prune_head else []          # heads made sparse on request, tied or not
     for name, m in model.named_modules():
         if any(t == '' or name.startswith(t + '.') for t in taken): continue  # parts of an attention or RNN layer
         excluded = any(fnmatch.fnmatchcase(name, pat) for pat in exclude)
@@ -302,7 +303,11 @@ def _plan(model:nn.Module, types=DEFAULT_SPARSE_TYPES, exclude=(), prune_head:bo
     for key, st in found.items():
         mods = [st.owner, *st.users]
         others = [(n, h) for n, h in holders.get(key, []) if all(h is not u for u in mods)]
-        if others:              # tied to a module left dense: the shared tensor stays dense
+        if others and any(st.owner is h for h in asked):    # a head tied to the token embedding: one tensor, masked for both
+            canon = _aliases(model)[key][0]; mname, _, pname = canon.rpartition('.')    # the mask on its first holder,
+            sites.append(Site(canon, dict(model.named_modules(remove_duplicate=False))[mname], pname, None,  # as a reload finds it
+                              users=st.users + [h for _, h in others if all(h is not u for u in st.users)]))
+        elif others:            # tied to a module left dense: the shared tensor stays dense
             users = ', '.join(f"{names.get(id(u), '?')} ({type(u).__name__})" for u in st.users)
             rest = ', '.join(f"{n} ({type(h).__name__})" for n, h in others)
             dense[key] = (st.name, f"tied: shared by {users} and {rest}, which is not sparsified")
@@ -341,7 +346,7 @@ def masked_sites(model:nn.Module) -> list:
             p = b[:-5] if b.endswith('_mask') else b[:-10] if b.endswith('_mask_bits') else None
             if not (p and isinstance(getattr(m, p, None), torch.Tensor)): continue
             if users is None: users = _users(model)
-            us = users.get(id(getattr(m, p))) or [m]
+            us = sorted(users.get(id(getattr(m, p))) or [m], key=lambda u: isinstance(u, nn.Embedding))  # a tied head first
             perm = (1, 0) if any(isinstance(u, TransformersConv1D) for u in us) else None   # stored (in, out)
             sites.append(Site(_join(name, p), m, p, None, users=us, perm=perm))
     return sites

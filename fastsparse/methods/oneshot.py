@@ -348,7 +348,9 @@ def _collect(part:list, hessian:bool) -> tuple:
         last[:] = x, st, name
     for s, _ in part:
         stats[s.name] = LayerInputs(s.out_major(s.weight).shape[1], hessian, s.weight.device)
-        for u in s.users: handles.append(u.register_forward_pre_hook(lambda m, a, name=s.name: take(name, a[0])))
+        for u in s.users:
+            if isinstance(u, nn.Embedding): continue      # a head tied to the token embedding: the lookups are no input
+            handles.append(u.register_forward_pre_hook(lambda m, a, name=s.name: take(name, a[0])))
     return stats, handles
 
 def _with_hidden(args:tuple, kwargs:dict, h:torch.Tensor) -> tuple:
@@ -417,8 +419,10 @@ def prune_oneshot(model, sparsity:float|None=None, method:str='wanda', pattern='
         try: pat.check(s.out_major(s.weight).shape)
         except ValueError as e:
             raise ValueError(f"{s.name}: {e}; leave that layer dense with exclude=[{s.name.rpartition('.')[0]!r}]") from None
-        if method in CALIBRATED and not all(isinstance(u, (nn.Linear, TransformersConv1D)) for u in s.users):
-            raise TypeError(f"{s.name} belongs to a {type(s.user).__name__}: {method} reads the inputs of Linear and "
+        if method in CALIBRATED and not (isinstance(s.user, (nn.Linear, TransformersConv1D)) and   # a tied head: its
+                all(isinstance(u, (nn.Linear, TransformersConv1D, nn.Embedding)) for u in s.users)):   # inputs, not the lookups
+            bad = next(u for u in s.users if not isinstance(u, (nn.Linear, TransformersConv1D)))
+            raise TypeError(f"{s.name} belongs to a {type(bad).__name__}: {method} reads the inputs of Linear and "
                             f"transformers Conv1D layers only; prune it by magnitude, or leave it dense with "
                             f"exclude=[{s.name.rpartition('.')[0]!r}]")
     if bs is not None: bs = _to_model_device(model, bs); _check_ids(model, bs)

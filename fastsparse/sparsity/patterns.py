@@ -167,6 +167,11 @@ class NM(_PerGroup):
         return self._back(_regrow_in_groups(k, self._groups(grow_score), need), kept.shape)
 
 # %% ../../nbs/01a_sparsity.patterns.ipynb #305b9735
+def _units_kept(n:int, sparsity:float) -> int:
+    "Units (blocks, channels) kept of `n` at `sparsity`: `n_ones`, but at least one below sparsity 1 (no layer goes dead)"
+    k = n_ones(n, sparsity)
+    return 1 if k == 0 and sparsity < 1 else k
+
 class Block(Pattern):
     "Whole blocks of `h` outputs x `w` inputs (with their kernels), the best by summed score"
     def __init__(self, h:int, w:int):
@@ -190,7 +195,7 @@ class Block(Pattern):
         self.check(score.shape)
         bs = self.units(score.float())
         wb = None if within is None else self.units(within.float()) == self.h * self.w * math.prod(score.shape[2:])
-        return self.expand(top_k_mask(bs, n_ones(bs.numel(), sparsity), within=wb), score.shape)
+        return self.expand(top_k_mask(bs, _units_kept(bs.numel(), sparsity), within=wb), score.shape)
 
 # %% ../../nbs/01a_sparsity.patterns.ipynb #1480826d
 class Channel(Pattern):
@@ -201,7 +206,7 @@ class Channel(Pattern):
     def mask(self, score, sparsity, within=None):
         rows = self.units(score.float())
         wr = None if within is None else within.reshape(score.shape[0], -1).all(1)
-        return self.expand(top_k_mask(rows, n_ones(rows.numel(), sparsity), within=wr), score.shape)
+        return self.expand(top_k_mask(rows, _units_kept(rows.numel(), sparsity), within=wr), score.shape)
 
 # %% ../../nbs/01a_sparsity.patterns.ipynb #4feef318
 class ConstantFanIn(_PerGroup):
