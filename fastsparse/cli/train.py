@@ -95,7 +95,7 @@ def output_file(s:str) -> str:
 # %% ../../nbs/07a_cli.train.ipynb #f679eebb
 _EXAMPLES = """examples:
   fastsparse-train --method rigl --sparsity 0.9                  # a 90% sparse MLP on the digits, in seconds
-  fastsparse-train --dataset fashion-mnist --model lenet5 --method set --pattern 2:4 --epochs 10
+  fastsparse-train --dataset fashion-mnist --model mlp --method set --pattern 2:4 --epochs 10
   fastsparse-train --grid smoke                                   # every method once, as a table"""
 
 def _parser():
@@ -303,7 +303,9 @@ def main(argv=None):
                             a.seed, a.data_path, show_progress=not a.no_progress and sys.stdout.isatty(), pattern=a.pattern, sync_report=a.sync_report,
                             return_model=a.plot, compute=a.compute, compact=a.compact, method_args=_method_args(a))
         except FileNotFoundError as e: p.error(_data_hint(e))
-        except ValueError as e: p.error(str(e))
+        except ValueError as e:     # a layer the pattern does not fit: the command line picks another model or pattern
+            p.error(str(e).replace("; leave that layer dense with exclude=", "; choose another --model or --pattern (from Python: exclude=") +
+                    (')' if '; leave that layer dense with exclude=' in str(e) else ''))
     if a.grid:
         print(paths['md'].read_text()); print(f"results written to {a.results_dir}")
         return

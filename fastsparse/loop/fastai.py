@@ -66,6 +66,7 @@ class SparseCallback(Callback):
     order = GradientClip.order + 1
     _handled = frozenset()
     add_recorder = True         # add a `SparsityRecorder` to the learner in `before_fit` when it has none
+    sparse_method = True        # a learner's fit has one (`STECallback` says so too)
     compact = False             # True: the masked weights' optimizer state kept and stepped at their active weights (`loop.compact`)
     compacts = None             # the `CompactSteps` of a fit with `compact=True`
     _lent = _cancelled = False  # compact: the state lent to the optimizer at an epoch's end; a step cancelled after `before_step`
@@ -84,6 +85,17 @@ class SparseCallback(Callback):
     def sparsify(self, model:nn.Module):
         "Sparsify an unmasked `model` before training, as the updater says; return the hooks made, if any"
         return self.updater.sparsify(model)
+    def _check_alone(self):
+        "Refuse a fit with another sparse method (a callback passed to `fit` beside the learner's), unless each names its own layers"
+        cbs = [c for c in self.learn.cbs if getattr(c, 'sparse_method', False)]     # SparseCallback, STECallback
+        if len(cbs) < 2 or next(c for c in cbs if isinstance(c, SparseCallback)) is not self: return   # one checks, first
+        names = [getattr(getattr(c, 'updater', None), 'distribution', None) for c in cbs]
+        if all(isinstance(d, dict) for d in names) and not any(set(a) & set(b) for i, a in enumerate(names) for b in names[i+1:]):
+            return                                          # a recipe's pruners: each its own layers
+        what = ', '.join(c.algorithm if isinstance(getattr(c, 'algorithm', None), str) else type(c).__name__ for c in cbs)
+        raise ValueError(f"this fit has {len(cbs)} sparse methods ({what}), and they would fight over the same masks: train "
+                         "with one (`learn.sparsify(..., replace=True)` swaps the learner's; a callback given to `fit` is added to "
+                         "the learner's), or give each a per-layer dict of its own layers (distribution={name: sparsity})")
     def select_sites(self, sites:list) -> list:
         "The masked weights the updater works on"
         return self.updater.select_sites(sites)
@@ -95,6 +107,7 @@ class SparseCallback(Callback):
         self._fitting = _in_fit()
         if not self._fitting: return
         _refuse_legacy_fp16(self.learn)
+        self._check_alone()
         inner = _compact_optimizer(self.learn, self.updater) if self.compact else None    # checked before anything changes
         with sparsified_or_undone(self.learn.model):     # a refusal in here leaves a model it sparsified as it was
             self.hooks = self.sparsify(self.learn.model)
@@ -228,6 +241,7 @@ class PruningCallback(SparseCallback):
 # %% ../../nbs/05a_loop.fastai.ipynb #a26d6cf6
 class STECallback(Callback):
     "Straight-through sparse training with a fastai `Learner`: sparsify before fitting, make it permanent after"
+    sparse_method = True        # one per fit: `SparseCallback` refuses a fit with another
     def __init__(self, sparsity:float|None, algorithm:str='magnitude_ste', pattern='unstructured', exclude=(),
                  finalize:bool=True):
         self.sparsity, self.pattern = _ste_args(sparsity, algorithm, pattern)

@@ -6,7 +6,7 @@ Docs: https://fastsparse.github.io/fastsparse/loop.optim.html.md"""
 
 # %% ../../nbs/05d_loop.optim.ipynb #71a8c0ea
 from __future__ import annotations
-import sys
+import functools, inspect, sys
 import torch, torch.nn as nn
 from torch.amp.grad_scaler import GradScaler
 from ..core.sites import masked_sites
@@ -44,6 +44,12 @@ def _check_compact(model:nn.Module, opt, updater):
     if why is None and any(is_sharded(p) for p in model.parameters()):
         why = "compact optimizer state does not take sharded (FSDP2) weights; leave compact=False"
     if why is not None: raise ValueError(why)
+
+@functools.cache
+def _needs_closure(cls) -> bool:
+    "Whether `cls.step` takes a closure it cannot do without (LBFGS)"
+    p = inspect.signature(cls.step).parameters.get('closure')
+    return p is not None and p.default is inspect.Parameter.empty
 
 _UNSCALE = GradScaler._unscale_grads_.__code__    # GradScaler's unscaling: the one reader of `param_groups` shown the compact gradients
 
@@ -105,12 +111,14 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
             pct_train = self.taken / self.total_steps
         if not skipped:
             skip = self.updater.before_step(float(pct_train))       # `True`: skip it (skip_gradients); may refuse
-            self.taken += 1
             if not skip:
                 if self.compact is not None: self.compact.step()
-                try: self.opt.step()
+                try:        # LBFGS re-evaluates the closure itself; the others step on the gradients there are
+                    if closure is not None and _needs_closure(type(self.opt)): self.opt.step(closure)
+                    else: self.opt.step()
                 finally:
                     if self.compact is not None: self.compact.restore()
+            self.taken += 1                                          # a step that raised is not counted
         self.updater.after_step()
         self.pct = float(pct_train)
         if self.history is not None: self.history.check(self.taken, self.pct * self.n_epoch)   # a row if the masks changed
