@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools, inspect, sys
 import torch, torch.nn as nn
 from torch.amp.grad_scaler import GradScaler
-from ..core.sites import masked_sites
+from ..core.sites import masked_sites, sparse_sites
 from ..core.distributed import is_sharded
 from ..core.sparsify import sparsified_or_undone
 from ..methods.dynamic import SparseUpdater, dynamic_updater
@@ -45,6 +45,22 @@ def _check_compact(model:nn.Module, opt, updater):
         why = "compact optimizer state does not take sharded (FSDP2) weights; leave compact=False"
     if why is not None: raise ValueError(why)
 
+def _check_holds(model, opt, updater, who:str='the optimizer'):
+    "Raise a clear error, before anything changes, when `opt` does not hold every weight the updater would train"
+    sites = masked_sites(model) or (sparse_sites(model, prune_head=updater.prune_head) if updater.makes_masks else [])
+    if not sites: return                                        # the updater's own error says what to do
+    try: sites = updater.select_sites(sites)
+    except ValueError: return
+    groups = getattr(opt, 'param_groups', None)
+    if not isinstance(groups, list): return                   # not PyTorch's kind: nothing to read
+    held = {id(p) for g in groups for p in g['params']}
+    left = [s.name for s in sites if s.weight.requires_grad and id(s.weight) not in held]
+    if left:
+        more = f" and {len(left) - 1} more sparse weights" if len(left) > 1 else ''
+        raise ValueError(f"{who} does not hold {left[0]}{more}: it would never step them, so the method would count "
+                         "steps that do not train them. Build the optimizer from this model's parameters "
+                         "(`model.parameters()`), or freeze those weights (requires_grad=False)")
+
 @functools.cache
 def _needs_closure(cls) -> bool:
     "Whether `cls.step` takes a closure it cannot do without (LBFGS)"
@@ -67,6 +83,7 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
                             "DynamicSparseTrainingCallback or PruningCallback); for straight-through methods call "
                             "`ste_sparsify(model, sparsity)` before training and `ste_finalize(model)` after")
         if compact: _check_compact(model, opt, updater)     # before anything changes
+        _check_holds(model, opt, updater)
         self.model, self.opt, self.updater, self.total_steps, self.taken = model, opt, updater, total_steps, 0
         self.cb = cb
         src = cb if cb is not None else updater       # which weights and how to sparsify: the callback's (a subclass may override)

@@ -16,7 +16,7 @@ from ..methods.dynamic import SparseUpdater
 from ..methods.registry import get_method, make_updater
 from ..export.checkpoint import load_safetensors, save_safetensors, _mask_entry
 from .history import SparsityHistory
-from .optim import SparseOptimizerWrapper, _check_compact
+from .optim import SparseOptimizerWrapper, _check_compact, _check_holds
 from .compact import CompactSteps
 
 # %% auto #0
@@ -138,17 +138,7 @@ def _check_optimizer(model, inner, updater):
     if type(inner).__name__ in ('Lomo', 'AdaLomo'):
         raise ValueError(f"{type(inner).__name__} updates the weights inside the backward pass and the Trainer never "
                          "steps it, so the masks could not be kept or updated between steps: use another optimizer")
-    sites = masked_sites(model) or (sparse_sites(model) if updater.sparsity is not None else [])
-    if not sites: return                                        # the updater's own error says what to do
-    try: sites = updater.select_sites(sites)
-    except ValueError: return
-    held = {id(p) for g in inner.param_groups for p in g['params']}
-    left = [s.name for s in sites if s.weight.requires_grad and id(s.weight) not in held]
-    if left:
-        more = f" and {len(left) - 1} more sparse weights" if len(left) > 1 else ''
-        raise ValueError(f"the Trainer's optimizer does not hold {left[0]}{more}: it would never step them, so the method "
-                         "would count steps that do not train them. Build the optimizer from this model's parameters "
-                         "(`model.parameters()`), or freeze those weights (requires_grad=False)")
+    _check_holds(model, inner, updater, "the Trainer's optimizer")
 
 def _trainer_context() -> tuple:
     """(the Trainer's `CallbackHandler`, the folder `Trainer.train(resume_from_checkpoint=...)` resumes from): what the
