@@ -81,13 +81,22 @@ def calibration_windows(ids, n:int, seq_len:int, batch_size:int=8, seed:int=0) -
 
 # %% ../../nbs/07b_cli.prune.ipynb #28b17670
 def _load_model(model_dir):
-    "The model of `model_dir`: a causal LM if it is one, else a masked LM, else the bare model"
-    import transformers as T
-    errs = []
-    for auto in (T.AutoModelForCausalLM, T.AutoModelForMaskedLM, T.AutoModel):
-        try: return auto.from_pretrained(model_dir)
+    """The model of `model_dir`: the class its config.json names (`architectures`), else a causal LM if it is one, else a
+    masked LM, else the bare model; an encoder-decoder model is refused (text alone does not run it)"""
+    import json, transformers as T
+    try: named = json.loads((Path(model_dir) / 'config.json').read_text()).get('architectures') or []
+    except (OSError, ValueError): named = []
+    errs, model = [], None
+    for auto in [getattr(T, n) for n in named if isinstance(n, str) and hasattr(T, n)][:1] + \
+                [T.AutoModelForCausalLM, T.AutoModelForMaskedLM, T.AutoModel]:
+        try: model = auto.from_pretrained(model_dir); break
         except (ValueError, KeyError, OSError) as e: errs.append(f"{auto.__name__}: {e}")
-    raise ValueError(f"transformers cannot load {model_dir}: " + '; '.join(errs))
+    if model is None: raise ValueError(f"transformers cannot load {model_dir}: " + '; '.join(errs))
+    if getattr(model.config, 'is_encoder_decoder', False):
+        raise ValueError(f"{model_dir} holds an encoder-decoder model ({type(model).__name__}), which needs decoder inputs "
+                         "beside the text's tokens: prune it from Python, with prune_model(model, sparsity, score=..., "
+                         "calibration=[dict(input_ids=..., decoder_input_ids=...), ...])")
+    return model
 
 _TOKENIZER_FILES = ('tokenizer.json', 'tokenizer_config.json', 'vocab.json', 'tokenizer.model', 'spiece.model')
 
