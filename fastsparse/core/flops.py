@@ -42,10 +42,11 @@ def trace_positions(model:nn.Module, xb) -> dict:
     "Run `model` on `xb` and return, per FLOP-counting module, its positions per sample"
     mha_children = {id(m.out_proj) for m in model.modules() if isinstance(m, nn.MultiheadAttention)}
     mods = [m for m in _flop_modules(model) if id(m) not in mha_children]
-    pos, bs = {}, _batch_size(xb if isinstance(xb, (tuple, list)) else [xb])
+    pos, bs = {}, _batch_size(xb if isinstance(xb, (tuple, list, dict)) else [xb])
     hs = [m.register_forward_hook(lambda m, i, o: pos.__setitem__(m, pos.get(m, 0) + _positions(m, i, o))) for m in mods]
     try:
-        with torch.no_grad(): model(*xb) if isinstance(xb, (tuple, list)) else model(xb)
+        with torch.no_grad():       # a tuple: positional arguments; a dict: keyword arguments (a transformers batch)
+            model(*xb) if isinstance(xb, (tuple, list)) else model(**xb) if isinstance(xb, dict) else model(xb)
     finally:
         for h in hs: h.remove()
     return {m: p / bs for m, p in pos.items()}
@@ -73,7 +74,7 @@ def layer_flops(positions:dict, sparse:bool=True) -> tuple:
 
 # %% ../../nbs/02g_core.flops.ipynb #6dea914c
 def count_flops(model:nn.Module, xb, sparse:bool=True) -> float:
-    "Forward FLOPs per sample of `model` on the batch `xb`, counting only kept weights when `sparse`"
+    "Forward FLOPs per sample of `model` on the batch `xb` (a tensor, a tuple of arguments or a dict of keyword arguments), counting only kept weights when `sparse`"
     return layer_flops(trace_positions(model, xb), sparse)[1]
 
 # %% ../../nbs/02g_core.flops.ipynb #a08af77c
