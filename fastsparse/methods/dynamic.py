@@ -6,7 +6,7 @@ Docs: https://fastsparse.github.io/fastsparse/methods.dynamic.html.md"""
 
 # %% ../../nbs/03c_methods.dynamic.ipynb #91763169
 from __future__ import annotations
-import math, warnings
+import math, sys, warnings
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import partial
@@ -47,12 +47,21 @@ class LayerState:
         return f"LayerState({getattr(self.site, 'name', None)}: {', '.join(k for k in self.__dict__ if k != 'site') or 'no state'})"
 
 # %% ../../nbs/03c_methods.dynamic.ipynb #5c702805
+def _in_fine_tune() -> bool:
+    "Whether fastai's `Learner.fine_tune` is on the call stack (its first fit trains the head alone)"
+    f = sys._getframe(1)
+    while f is not None:
+        if f.f_code.co_name == 'fine_tune' and 'fastai' in f.f_code.co_filename: return True
+        f = f.f_back
+    return False
+
 class SparseUpdater:
     "The schedule, the place in it, and the calls every driver makes: the base of every method that changes masks while training"
     skip_gradients = False      # skip the optimizer step of each update step (`None` in `__init__`: the class's value)
     default_schedule = {}       # the `MaskSchedule` arguments when no schedule is given (`every`, `start`, `end` win)
     default_pattern = None      # the pattern of the masks it makes for a model without masks (None: unstructured)
     can_shrink = False          # whether it removes whole units, which `shrink=True` cuts out of the live model
+    prunes = False              # whether its masks shrink toward a target (gradual pruning, GraNet): a frozen layer misses it
     def __init__(self, schedule:MaskSchedule|None=None, skip_gradients:bool|None=None, *,
                  sparsity:float|None=None,     # make masks at this sparsity for a model that has none, when training starts
                  distribution=None,            # their layer sparsities: a name in `DISTRIBUTIONS`, `f(params, sparsity)` or a dict
@@ -164,6 +173,12 @@ class SparseUpdater:
         _release_sinks(model)     # an earlier compact run's: a compact driver gives the layers its own after `start`
         # a frozen weight does not train: its mask stays as it is (fastai's `fine_tune` trains the head first)
         self.sites = [s for s in sites if s.weight.requires_grad]
+        frozen = [s.name for s in sites if not s.weight.requires_grad]
+        if frozen and self.prunes and not _in_fine_tune():     # fastai's `fine_tune`: its second fit prunes them
+            warnings.warn(f"{type(self).__name__}: {frozen[0]}" + (f" and {len(frozen) - 1} more masked weights are" if
+                          len(frozen) > 1 else " is") + " frozen (requires_grad=False), and this fit leaves their masks as "
+                          "they are, so the model ends less sparse than its target: unfreeze them to prune them too "
+                          "(fastai: `learn.unfreeze()`; `fine_tune`'s second fit prunes them)", UserWarning)
         self.layers = [LayerState(s) for s in self.sites]    # what the method keeps of each weight
         self._reset()
         if self.schedule.start.value == 0: self.anchor = self.epoch_anchor = 0

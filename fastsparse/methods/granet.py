@@ -28,6 +28,7 @@ class GraNet(RigL):
     global_pruning = True      # rank |w| across layers, as the reference's GraNet; False: each layer ramps to its own target
     distribution = 'uniform'   # the layers' targets when `global_pruning` is off
     skip_gradients = False     # the reference takes every optimizer step, update steps too
+    prunes = True              # its masks shrink to the target
     drop_fraction = 0.5        # the reference's death rate
     default_schedule = dict(every=100, end=1.)
     _saved = RigL._saved + ('start_sparsity',)

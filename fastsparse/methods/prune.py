@@ -151,6 +151,7 @@ def polynomial_sparsity(initial:float, final:float, pos:float, power:float=3.) -
 class PruningUpdater(SparseUpdater):
     "Prune gradually on a schedule: each layer's target times a ramp, by any score, pattern and distribution"
     default_schedule = dict(every=100, end=0.75)
+    prunes = True
     def __init__(self, sparsity:float|None=None, score='magnitude', pattern=None, distribution=None,
                  initial_sparsity:float=0., sched=polynomial_sparsity, exclude=(), schedule:MaskSchedule|None=None,
                  skip_gradients:bool=False, *, sparse_modules=None, every=None, start=None, end=None, compute=None, **kwargs):
