@@ -18,12 +18,16 @@ __all__ = ['FASHION_MNIST_PATH', 'tensor_dls', 'digits_dls', 'read_idx', 'fashio
            'small_cnn', 'resnet18_cifar']
 
 # %% ../../nbs/06a_experiments.data.ipynb #5e532fa1
+class _Pairs(list):
+    "In-memory (x, y) pairs; `new_empty` for fastai's `learn.export`, which keeps the data loaders empty"
+    def new_empty(self): return type(self)()
+
 def tensor_dls(x_train, y_train, x_valid, y_valid, bs:int=64, seed:int|None=None, device=None) -> DataLoaders:
     "fastai `DataLoaders` over in-memory tensors (shuffled, full training batches)"
     if device is not None: device = torch.device(device)     # fastai's callbacks read `dls.device.type`
-    trn = DataLoader(list(zip(x_train, y_train)), bs=bs, shuffle=True, drop_last=True, device=device)
+    trn = DataLoader(_Pairs(zip(x_train, y_train)), bs=bs, shuffle=True, drop_last=True, device=device)
     if seed is not None: trn.rng.seed(seed)
-    val = DataLoader(list(zip(x_valid, y_valid)), bs=bs * 2, device=device)
+    val = DataLoader(_Pairs(zip(x_valid, y_valid)), bs=bs * 2, device=device)
     return DataLoaders(trn, val, device=device)
 
 # %% ../../nbs/06a_experiments.data.ipynb #0b882d2b
