@@ -422,8 +422,9 @@ class DynamicSparseUpdater(SparseUpdater):
         "Check the optimizer and the masks' patterns, choose each layer's road, zero the optimizer state of masked weights"
         if self.needs_momentum and not _has_momentum(self.opt):
             raise ValueError(f"{getattr(self.grow_score, '__name__', 'this method')} reads gradient momentum, but the "
-                             "optimizer keeps none (mom=0): use an optimizer with momentum, e.g. "
-                             "`opt_func=partial(SGD, mom=0.9)` or the default Adam")
+                             "optimizer keeps none (no momentum): use an optimizer with momentum, e.g. "
+                             "`torch.optim.SGD(params, lr, momentum=0.9)` or Adam (fastai: `opt_func=partial(SGD, mom=0.9)` "
+                             "or the default Adam)")
         for l in self.layers: l.pattern = self._pattern_of(l.site)
         _check_redistribution(self.redistribute, [l.pattern for l in self.layers])
         n = sum(s.weight.numel() for s in self.sites)
