@@ -98,7 +98,9 @@ def sparsity_report(model, pattern:str|None=None) -> pd.DataFrame:
         note = (f"computes {_join(s.name.split('.parametrizations.')[0], k)} by "
                 f"{', '.join(type(f).__name__ for f in s.owner)}" if k else '') + ('; ' if k and also else '')
         note += f"also {', '.join(also)}" if also and not k else ''
-        if rec.sparsity == 0: note = 'masked, kept dense by its layer distribution' + (f'; {note}' if note else '')
+        if rec.sparsity == 0:
+            why = 'a depthwise convolution, kept dense' if 'a depthwise convolution, kept dense' in rec.source else 'kept dense by its layer distribution'
+            note = f'masked, {why}' + (f'; {note}' if note else '')
         if 'moved so that every normalised row' in rec.source: note += f"; {rec.source.partition('; ')[2]}"
         note = '; '.join(x for x in (note, _shrink_note(s, rec)) if x)
         rows.append(dict(layer=s.name, shape=tuple(s.weight.shape), pattern=pattern or rec.pattern, target_sparsity=rec.sparsity,

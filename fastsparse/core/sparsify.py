@@ -12,7 +12,7 @@ import torch, torch.nn as nn
 from torch.nn.utils import parametrize
 from fastcore.basics import listify
 from ..ops.masks import mask_, pack_mask, sparse_mask_like
-from ..sparsity.patterns import get_pattern, nm_sparsity
+from ..sparsity.patterns import get_pattern, nm_sparsity, Channel
 from ..sparsity.distributions import get_distribution, layer_sparsities, uniform_sparsity, _check_names, _check_sparsity
 from .hooks import enforce_masks, SparseHooks, _get_model, _mask_grad_, remove_sparse_hooks
 from .compute import COMPUTE_MODES, set_compute
@@ -65,6 +65,17 @@ def init_kaiming_normal_sparse_(t:torch.Tensor, mask:torch.Tensor|None=None, a:f
 
 # %% ../../nbs/02c_core.sparsify.ipynb #ee94b8f3
 def _dist_name(f): return getattr(f, '__name__', repr(f))
+
+_DEPTHWISE = ("a depthwise convolution, kept dense under the channel pattern: its channels are those of its input, "
+              "which the layer before it prunes (pruned on their own, the two could keep no channel in common)")
+
+def _depthwise_dense(pattern, sites, sps:list) -> list:
+    "`sps` with 0 for the depthwise convolutions when `pattern` is the channel pattern (their channels follow their input's)"
+    if pattern is None or not isinstance(get_pattern(pattern), Channel): return list(sps)
+    def depthwise(st):
+        u = st.user
+        return isinstance(u, nn.modules.conv._ConvNd) and not u.transposed and u.groups > 1 and u.groups == u.in_channels
+    return [0. if sp and depthwise(st) else sp for st, sp in zip(sites, sps)]
 
 def _register_mask(site, mask:torch.Tensor, packed:bool, **record):
     "Give `site` the mask buffer `mask` (packed if `packed`) and a fresh record with the fields `record`"
@@ -216,17 +227,18 @@ def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, 
     src = (f"{_dist_name(sparse_f)} at {s:g}" if by_layer is None else
            "a per-layer dict" + (f" over {s:g}" if s is not None else ''))
     if fixed is not None: sparsities = [0. if float(sp) == 0 else fixed for sp in sparsities]
+    asked, sparsities = sparsities, _depthwise_dense(pattern, sites, sparsities)
     masks = _layer_masks(sites, sparsities, pattern)             # checks the pattern before any weight changes
     moved = [_keep_normalised_rows_(st, m) if pattern is None else 0 for st, m in zip(sites, masks)]   # no row of weight norm empty
     pat_name = 'unstructured' if pattern is None else str(get_pattern(pattern))
     with _undo_on_error(model, [st.weight for st in sites]):     # a failure leaves the model as it was
         with unsharded(sites):    # sharded (fully_shard): whole tensors here, then each process keeps its shards
-            for st, sp, mask, mv in zip(sites, sparsities, masks, moved):
+            for st, sp, mask, mv, a in zip(sites, sparsities, masks, moved, asked):
                 w = st.weight
                 if pattern is not None: sp = 1. - int(mask.count_nonzero()) / mask.numel()   # blocks may round: the exact figure
                 _register_mask(st, mask, packed, sparsity=float(sp), pattern=pat_name if sp > 0 else 'unstructured',
                                source=src + (f"; {mv} kept weight{'s' * (mv > 1)} moved "
-                               "so that every normalised row keeps one" if mv else ''))
+                               "so that every normalised row keeps one" if mv else '') + (f"; {_DEPTHWISE}" if a and not sp else ''))
                 if sparse_init_mode: sparse_init_(st.out_major(w.data), st.out_major(mask), sparse_init_mode)
                 else:
                     with torch.no_grad(): mask_(w.data, mask)

@@ -17,7 +17,7 @@ from ..core.distributed import broadcast_, sync_sites_, unsharded, world_size
 from ..core.hooks import SparseHooks, _get_model
 from ..core.report import mask_markers, record_update, zero_preserving
 from ..core.sites import DEFAULT_SPARSE_TYPES, masked_sites, sparse_sites
-from ..core.sparsify import apply_masks, mask_grads_, sparsify_model, _undo_on_error, _keep_normalised_rows_
+from ..core.sparsify import apply_masks, mask_grads_, sparsify_model, _undo_on_error, _keep_normalised_rows_, _depthwise_dense
 from .dynamic import SparseUpdater, _number
 from ..core.commit import zero_opt_state_, commit_mask_, grad_of
 from .scores import random_score, weight_magnitude
@@ -126,7 +126,7 @@ def prune_model(model, sparsity:float|None=None, score='magnitude', pattern='uns
     if score is None: return None                                  # no_prune
     sites = masked_sites(model) or sparse_sites(model, types, prune_head=prune_head)
     if not sites: sparsify_model(model, 0.5, types=types, prune_head=prune_head)   # raises the 'nothing to sparsify' error
-    sps = _nm_dense(pat, layer_sparsities(sites, sparsity, distribution, exclude))   # check all before changing anything
+    sps = _nm_dense(pat, _depthwise_dense(pat, sites, layer_sparsities(sites, sparsity, distribution, exclude)))   # check all first
     if distribution == 'global': _check_global(pat)
     for st, sp in zip(sites, sps):
         if sp is not None: pat.check(st.out_major(st.weight).shape)
@@ -183,7 +183,8 @@ class PruningUpdater(SparseUpdater):
             self.pattern = self._record_pattern()
             if isinstance(self.pattern, NM): self.sparsity = self.pattern.sparsity(None, self.sparsity)
             elif not isinstance(self.distribution, dict): _check_sparsity(self.sparsity)
-        targets = _nm_dense(self.pattern, layer_sparsities(self.sites, self.sparsity, self.distribution, self.exclude))
+        targets = _nm_dense(self.pattern, _depthwise_dense(self.pattern, self.sites,
+                            layer_sparsities(self.sites, self.sparsity, self.distribution, self.exclude)))
         for s, t in zip(self.sites, targets):         # a pattern the layer's shape does not take: now, not at the first pruning
             if t:
                 try: self.pattern.check(s.out_major(s.weight).shape)
