@@ -38,9 +38,22 @@ def grad_of(p:torch.Tensor) -> torch.Tensor|None:
     if c is None or c.p is not p or c.sink is None or c.sink.values is None: return None
     return p.new_zeros(p.numel()).index_copy_(0, c.sink.index, c.sink.values).view_as(p)
 
+def _fresh_values(opt, p:torch.Tensor) -> dict:
+    "{state key: the value a new weight's entry starts at}, where it is not zero (Adagrad's `initial_accumulator_value`)"
+    inner = getattr(opt, 'opt', None)
+    inner = inner if isinstance(inner, torch.optim.Optimizer) else opt
+    if not isinstance(inner, torch.optim.Adagrad): return {}
+    g = next((g for g in inner.param_groups if any(q is p for q in g['params'])), {})
+    v = float(g.get('initial_accumulator_value', 0.))
+    return {'sum': v} if v else {}
+
 def zero_opt_state_(opt, p:torch.Tensor, keep:torch.Tensor):
-    "Zero every per-weight optimizer state tensor of `p` outside `keep` (compact state too)"
-    for v in _weight_states(opt, p): mask_(v, keep)
+    "Give every per-weight optimizer state tensor of `p` outside `keep` a new weight's value: zero (Adagrad's sum: its initial value); compact state too"
+    fresh = _fresh_values(opt, p)
+    for k, v in opt_state(opt, p).items():
+        if not (isinstance(v, torch.Tensor) and v.shape == p.shape): continue
+        if k in fresh: v.masked_fill_(~keep, fresh[k])
+        else: mask_(v, keep)
     c = _COMPACT.get(id(p))
     if c is not None and c.p is p: c.keep_(keep)
 
@@ -91,7 +104,12 @@ def commit_change_(site, dropped:torch.Tensor, grown:torch.Tensor, opt=None, n_a
     with torch.no_grad():
         wf = w.data.view(-1)
         wf.index_fill_(0, gone, 0.); wf.index_fill_(0, new, 0.)   # dropped weights out, new ones start at zero
-        for v in _weight_states(opt, w):
+        fresh = _fresh_values(opt, w)
+        for k, v in opt_state(opt, w).items():
+            if not (isinstance(v, torch.Tensor) and v.shape == w.shape): continue
+            if k in fresh:                            # a new weight's value is not zero (Adagrad's initial sum)
+                if kept is None: kept = mask.clone(); kept.view(-1)[gone] = False
+                v.masked_fill_(~kept, fresh[k]); continue
             if kept is None and kernels.usable(v):    # outside the old mask (one kernel pass), then the dropped ones
                 kernels.zero_outside_(v, mask); v.view(-1).index_fill_(0, gone, 0)
             else:
