@@ -303,9 +303,9 @@ def main(argv=None):
                             a.seed, a.data_path, show_progress=not a.no_progress and sys.stdout.isatty(), pattern=a.pattern, sync_report=a.sync_report,
                             return_model=a.plot, compute=a.compute, compact=a.compact, method_args=_method_args(a))
         except FileNotFoundError as e: p.error(_data_hint(e))
-        except ValueError as e:     # a layer the pattern does not fit: the command line picks another model or pattern
-            p.error(str(e).replace("; leave that layer dense with exclude=", "; choose another --model or --pattern (from Python: exclude=") +
-                    (')' if '; leave that layer dense with exclude=' in str(e) else ''))
+        except ValueError as e:
+            msg, hint = str(e), '; leave that layer dense with exclude='   # the command line has no exclude: another model or pattern
+            p.error(msg.replace(hint, '; choose another --model or --pattern (from Python: exclude=') + ')' if hint in msg else msg)
     if a.grid:
         print(paths['md'].read_text()); print(f"results written to {a.results_dir}")
         return

@@ -25,7 +25,12 @@ def opt_state(opt, p:torch.Tensor) -> dict:
 
 def _weight_states(opt, w) -> list:
     "The optimizer state tensors of `w` that hold one value per weight"
-    return [v for v in opt_state(opt, w).values() if isinstance(v, torch.Tensor) and v.shape == w.shape]
+    return [v for v, _ in _reset_values(opt, w)]
+
+def _reset_values(opt, w) -> list:
+    "(state tensor, the value a new weight's entry starts at) for each optimizer state tensor of `w` that holds one value per weight"
+    fresh = _fresh_values(opt, w)
+    return [(v, fresh.get(k, 0.)) for k, v in opt_state(opt, w).items() if isinstance(v, torch.Tensor) and v.shape == w.shape]
 
 # weights whose optimizer state is kept at their active weights only (`loop.compact`): {id(parameter): its compact
 # state, which knows its parameter}; by id, as tensors compare elementwise
@@ -49,10 +54,8 @@ def _fresh_values(opt, p:torch.Tensor) -> dict:
 
 def zero_opt_state_(opt, p:torch.Tensor, keep:torch.Tensor):
     "Give every per-weight optimizer state tensor of `p` outside `keep` a new weight's value: zero (Adagrad's sum: its initial value); compact state too"
-    fresh = _fresh_values(opt, p)
-    for k, v in opt_state(opt, p).items():
-        if not (isinstance(v, torch.Tensor) and v.shape == p.shape): continue
-        if k in fresh: v.masked_fill_(~keep, fresh[k])
+    for v, f in _reset_values(opt, p):
+        if f: v.masked_fill_(~keep, f)
         else: mask_(v, keep)
     c = _COMPACT.get(id(p))
     if c is not None and c.p is p: c.keep_(keep)
@@ -104,12 +107,10 @@ def commit_change_(site, dropped:torch.Tensor, grown:torch.Tensor, opt=None, n_a
     with torch.no_grad():
         wf = w.data.view(-1)
         wf.index_fill_(0, gone, 0.); wf.index_fill_(0, new, 0.)   # dropped weights out, new ones start at zero
-        fresh = _fresh_values(opt, w)
-        for k, v in opt_state(opt, w).items():
-            if not (isinstance(v, torch.Tensor) and v.shape == w.shape): continue
-            if k in fresh:                            # a new weight's value is not zero (Adagrad's initial sum)
+        for v, f in _reset_values(opt, w):
+            if f:                                     # a new weight's value is not zero (Adagrad's initial sum)
                 if kept is None: kept = mask.clone(); kept.view(-1)[gone] = False
-                v.masked_fill_(~kept, fresh[k]); continue
+                v.masked_fill_(~kept, f); continue
             if kept is None and kernels.usable(v):    # outside the old mask (one kernel pass), then the dropped ones
                 kernels.zero_outside_(v, mask); v.view(-1).index_fill_(0, gone, 0)
             else:

@@ -12,7 +12,7 @@ import pandas as pd
 from ..ops.masks import n_ones
 from .hooks import _get_model
 from .sites import DEFAULT_SPARSE_TYPES, masked_sites, _aliases, _computed, _DENSE, _join
-from .sparsify import _parametrized_name
+from .sparsify import _parametrized_name, _DEPTHWISE
 
 # %% auto #0
 __all__ = ['zero_preserving', 'mask_markers', 'record_update', 'sparsity_report']
@@ -99,7 +99,7 @@ def sparsity_report(model, pattern:str|None=None) -> pd.DataFrame:
                 f"{', '.join(type(f).__name__ for f in s.owner)}" if k else '') + ('; ' if k and also else '')
         note += f"also {', '.join(also)}" if also and not k else ''
         if rec.sparsity == 0:
-            why = 'a depthwise convolution, kept dense' if 'a depthwise convolution, kept dense' in rec.source else 'kept dense by its layer distribution'
+            why = 'a depthwise convolution, kept dense' if _DEPTHWISE in rec.source else 'kept dense by its layer distribution'
             note = f'masked, {why}' + (f'; {note}' if note else '')
         if 'moved so that every normalised row' in rec.source: note += f"; {rec.source.partition('; ')[2]}"
         note = '; '.join(x for x in (note, _shrink_note(s, rec)) if x)

@@ -299,21 +299,19 @@ def _plan(model:nn.Module, types=DEFAULT_SPARSE_TYPES, exclude=(), prune_head:bo
         for st in ss:           # a tensor selected through several modules (tied weights): one site, every user
             first = found.setdefault(id(st.weight), st)
             if first is not st: first.users += [u for u in st.users if all(u is not v for v in first.users)]
-    sites = []
+    sites, aliases = [], _aliases(model)
     for key, st in found.items():
         mods = [st.owner, *st.users]
         others = [(n, h) for n, h in holders.get(key, []) if all(h is not u for u in mods)]
         if others and any(st.owner is h for h in asked):    # a head tied to the token embedding: one tensor, masked for both
-            canon = _aliases(model)[key][0]; mname, _, pname = canon.rpartition('.')    # the mask on its first holder,
-            sites.append(Site(canon, dict(model.named_modules(remove_duplicate=False))[mname], pname, None,  # as a reload finds it
-                              users=st.users + [h for _, h in others if all(h is not u for u in st.users)]))
+            canon = aliases[key][0]; mname, _, pname = canon.rpartition('.')    # the mask on its first holder, as a reload finds it
+            sites.append(Site(canon, model.get_submodule(mname), pname, None, users=st.users + [h for _, h in others if all(h is not u for u in st.users)]))
         elif others:            # tied to a module left dense: the shared tensor stays dense
             users = ', '.join(f"{names.get(id(u), '?')} ({type(u).__name__})" for u in st.users)
             rest = ', '.join(f"{n} ({type(h).__name__})" for n, h in others)
             dense[key] = (st.name, f"tied: shared by {users} and {rest}, which is not sparsified")
         else: sites.append(st)
-    names = _aliases(model)
-    return sites, {a: r for key, (n, r) in dense.items() for a in names.get(key, [n])}
+    return sites, {a: r for key, (n, r) in dense.items() for a in aliases.get(key, [n])}
 
 def sparse_sites(model:nn.Module, types=DEFAULT_SPARSE_TYPES, exclude=(), prune_head:bool=False) -> list:
     """The sparse sites of `model` in `named_modules` order, one per tensor; `exclude` holds module names or globs to

@@ -323,9 +323,10 @@ def condense(model, batch_size:int=1, min_sparsity:float=0.5, repeats:int=5, sli
             if k.kernel != 'PyTorch': r.update(type=k.type, kernel=k.kernel)
             if k.margin == k.margin and k.margin is not None: r['margin'] = k.margin
             r['note'].append(k.note)
+    mods = dict(new.named_modules())
     for s in sites:                            # the masked weights no step above takes: a row that says why
         name = s.name.rpartition('.')[0]
-        if name not in rows and name in dict(new.named_modules()):
+        if name not in rows and name in mods:
             rows[name] = dict(layer=name, type=type(s.owner).__name__, shape=tuple(s.weight.shape), units_removed=0,
                               inputs_removed=0, new_shape=None, kernel='dense', margin=None,
                               note=[f"kept as it is, its zeros made permanent: condense condenses the weights of Linear "
