@@ -11,7 +11,7 @@ from torch.nn.utils import parametrize
 import pandas as pd
 from ..ops.masks import n_ones
 from .hooks import _get_model
-from .sites import DEFAULT_SPARSE_TYPES, masked_sites, _aliases, _computed, _DENSE, _join
+from .sites import DEFAULT_SPARSE_TYPES, masked_sites, _aliases, _computed, _DENSE, _join, _torch_pruned
 from .sparsify import _parametrized_name, _DEPTHWISE
 
 # %% auto #0
@@ -73,6 +73,8 @@ def _dense_weights(model:nn.Module, masked:set) -> list:
 
 def _dense_reason(model, name, m) -> str:
     why = model.__dict__.get(_DENSE, {}).get(name)
+    if name.endswith('_orig') and _torch_pruned(m, name.rpartition('.')[2][:-5]):     # whatever the model's record says
+        return "pruned by torch.nn.utils.prune, which fastsparse does not train (torch.nn.utils.prune.remove hands it over)"
     if why: return why
     return 'not sparsified' if isinstance(m, DEFAULT_SPARSE_TYPES) else f"type not selected ({type(m).__name__})"
 

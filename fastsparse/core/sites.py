@@ -195,6 +195,11 @@ def _computed(m:nn.Module, pname:str) -> torch.Tensor:
     finally:
         for f, t in zip(plist.modules(), was): f.training = t
 
+def _torch_pruned(m:nn.Module, pname:str) -> bool:
+    "Whether `m.<pname>` is pruned by `torch.nn.utils.prune`: computed in each forward from `<pname>_orig` and `<pname>_mask`"
+    return (pname not in m._parameters and isinstance(m._parameters.get(pname + '_orig'), torch.Tensor)
+            and isinstance(m._buffers.get(pname + '_mask'), torch.Tensor))
+
 def _weight_site(name:str, m:nn.Module, pname:str='weight', user=None):
     "The site of `m.<pname>`: the parameter itself, or the tensor of its shape that its parametrization starts from"
     perm = (1, 0) if isinstance(m, TransformersConv1D) else None      # stored (in, out)
@@ -211,6 +216,12 @@ def _weight_site(name:str, m:nn.Module, pname:str='weight', user=None):
         if not isinstance(getattr(m, pname, None), torch.Tensor):
             raise TypeError(f"{name or 'the model'} ({type(m).__name__}) has no tensor named `{pname}` to sparsify; "
                             "remove its type from `types`")
+        if _torch_pruned(m, pname):
+            raise TypeError(f"{_join(name, pname)} is pruned by torch.nn.utils.prune (computed from {pname}_orig and "
+                            f"{pname}_mask in each forward), whose mask fastsparse cannot train: call "
+                            f"`torch.nn.utils.prune.remove(module, {pname!r})` on {name or 'the model'} first (its zeros stay "
+                            "in the weight; a checkpoint that torch's pruning saved loads with its masks through "
+                            f"fastsparse's `load_model`), or leave it dense with exclude=[{name!r}]")
         raise TypeError(f"{_join(name, pname)} is not a parameter of {name or 'the model'} ({type(m).__name__}) but is "
                         "computed from others by a hook (as the deprecated `torch.nn.utils.weight_norm` does): use "
                         f"`torch.nn.utils.parametrizations.weight_norm`, or leave it dense with exclude=[{name!r}]")
@@ -342,7 +353,7 @@ def masked_sites(model:nn.Module) -> list:
     for name, m in model.named_modules():
         for b in m._buffers:
             p = b[:-5] if b.endswith('_mask') else b[:-10] if b.endswith('_mask_bits') else None
-            if not (p and isinstance(getattr(m, p, None), torch.Tensor)): continue
+            if not (p and isinstance(getattr(m, p, None), torch.Tensor)) or _torch_pruned(m, p): continue   # torch's pruning: not ours
             if users is None: users = _users(model)
             us = sorted(users.get(id(getattr(m, p))) or [m], key=lambda u: isinstance(u, nn.Embedding))  # a tied head first
             perm = (1, 0) if any(isinstance(u, TransformersConv1D) for u in us) else None   # stored (in, out)
