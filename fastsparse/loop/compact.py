@@ -21,6 +21,9 @@ COMPACT_OPTIMIZERS = ('SGD', 'Adam', 'AdamW')
 def compact_refusal(opt) -> str|None:
     "Why `opt` cannot step weights compact (None: it can)"
     name = type(opt).__name__
+    if name == 'AcceleratedOptimizer' and isinstance(getattr(opt, 'optimizer', None), torch.optim.Optimizer):
+        return ("compact optimizer state needs PyTorch's optimizer itself, and this one is wrapped by accelerate's "
+                "`prepare`: make the sparse optimizer from the plain one first, then pass it to `accelerator.prepare`")
     if not (isinstance(opt, torch.optim.Optimizer) and type(opt).__module__.startswith('torch.optim') and name in COMPACT_OPTIMIZERS):
         return (f"compact optimizer state takes torch.optim.SGD, Adam or AdamW; got {type(opt).__module__}.{name}: "
                 "leave compact=False for other optimizers")

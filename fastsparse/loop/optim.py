@@ -67,6 +67,11 @@ def _needs_closure(cls) -> bool:
     p = inspect.signature(cls.step).parameters.get('closure')
     return p is not None and p.default is inspect.Parameter.empty
 
+def _syncs(opt) -> bool:
+    "Whether `opt` steps when called: False for accelerate's `AcceleratedOptimizer` between the micro-steps of gradient accumulation, which it passes over"
+    gs = getattr(opt, 'gradient_state', None)
+    return getattr(gs, 'sync_gradients', True) is not False
+
 _UNSCALE = GradScaler._unscale_grads_.__code__    # GradScaler's unscaling: the one reader of `param_groups` shown the compact gradients
 
 class SparseOptimizerWrapper(torch.optim.Optimizer):
@@ -116,6 +121,7 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
     def step(self, step:int|None=None, pct_train:float|None=None, skipped:bool=False, closure=None):
         "One optimizer step (or a skipped one), with the updater's mask update when its schedule says so; `closure` as PyTorch's"
         if callable(step): step, closure = None, step              # `opt.step(closure)`, PyTorch's way
+        if not _syncs(self.opt): return None     # accelerate's optimizer in an accumulation micro-step: it steps nothing
         loss = None
         if closure is not None:
             with torch.enable_grad(): loss = closure()
@@ -156,7 +162,7 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
 
     def zero_grad(self, set_to_none:bool=True):
         self.opt.zero_grad(set_to_none=set_to_none)
-        if self.compact is not None: self.compact.zero_grad()
+        if self.compact is not None and _syncs(self.opt): self.compact.zero_grad()
     def clip_grad_norm_(self, max_norm:float, norm_type:float=2.0, error_if_nonfinite:bool=False) -> torch.Tensor:
         "Clip the gradients this optimizer will step with (masked, compact ones included), as `torch.nn.utils.clip_grad_norm_` does; returns their total norm"
         # in RigL's summing window the gradients are still dense here: summed and masked now (not again in `step`), so
