@@ -16,21 +16,46 @@ from .report import record_update, _note_update
 __all__ = ['opt_state', 'grad_of', 'zero_opt_state_', 'commit_mask_', 'read_back', 'note_pending', 'commit_change_']
 
 # %% ../../nbs/02h_core.commit.ipynb #bacaae03
+# where an optimizer that wraps another keeps it: fastai's `OptimWrapper` and `Lookahead` and this project's wrapper
+# (`opt`), accelerate's `AcceleratedOptimizer` (`optimizer`), timm's `Lookahead` (`_base_optimizer`), PyTorch's
+# `ZeroRedundancyOptimizer` (`optim`, the process's own shard), and SAM-style wrappers (`base_optimizer`)
+_WRAPPED = ('opt', 'optimizer', '_base_optimizer', 'optim', 'base_optimizer')
+
+def _optimizers(opt) -> list:
+    "`opt` and the optimizers it wraps, outermost first"
+    out = []
+    while opt is not None and all(opt is not o for o in out):
+        out.append(opt)
+        opt = next((w for w in (getattr(opt, k, None) for k in _WRAPPED) if w is not None and w is not opt), None)
+    return out
+
 def opt_state(opt, p:torch.Tensor) -> dict:
-    "The per-parameter state that `opt` (fastai or PyTorch) keeps for `p` (empty if none yet)"
-    if opt is None: return {}
-    inner = getattr(opt, 'opt', None)
-    state = inner.state if isinstance(inner, torch.optim.Optimizer) else getattr(opt, 'state', {})
-    return state.get(p, {}) if hasattr(state, 'get') else {}
+    "The per-parameter state that `opt` (fastai or PyTorch, or an optimizer that wraps one) keeps for `p` (empty if none yet)"
+    for o in _optimizers(opt):      # the first whose state holds `p`: a wrapper's own state may be empty (timm's Lookahead)
+        state = getattr(o, 'state', None)
+        if hasattr(state, 'get') and p in state: return state[p]
+    return {}
 
 def _weight_states(opt, w) -> list:
     "The optimizer state tensors of `w` that hold one value per weight"
     return [v for v, _ in _reset_values(opt, w)]
 
+def _slow_weight(opt, w) -> torch.Tensor|None:
+    "The slow copy of `w` that fastai's `Lookahead` (and `ranger`) keeps outside its state, if it has made one"
+    for o in _optimizers(opt):
+        slow, fast = getattr(o, 'slow_weights', None), getattr(o, 'param_lists', None)
+        if slow is None or fast is None: continue
+        for sg, fg in zip(slow, fast):
+            for s, f in zip(sg, fg):
+                if f is w: return s
+    return None
+
 def _reset_values(opt, w) -> list:
     "(state tensor, the value a new weight's entry starts at) for each optimizer state tensor of `w` that holds one value per weight"
     fresh = _fresh_values(opt, w)
-    return [(v, fresh.get(k, 0.)) for k, v in opt_state(opt, w).items() if isinstance(v, torch.Tensor) and v.shape == w.shape]
+    out = [(v, fresh.get(k, 0.)) for k, v in opt_state(opt, w).items() if isinstance(v, torch.Tensor) and v.shape == w.shape]
+    slow = _slow_weight(opt, w)     # a new weight is zero, and so is the slow copy a new parameter would start with
+    return out + [(slow, 0.)] if slow is not None and slow.shape == w.shape else out
 
 # weights whose optimizer state is kept at their active weights only (`loop.compact`): {id(parameter): its compact
 # state, which knows its parameter}; by id, as tensors compare elementwise
@@ -44,11 +69,11 @@ def grad_of(p:torch.Tensor) -> torch.Tensor|None:
     return p.new_zeros(p.numel()).index_copy_(0, c.sink.index, c.sink.values).view_as(p)
 
 def _fresh_values(opt, p:torch.Tensor) -> dict:
-    "{state key: the value a new weight's entry starts at}, where it is not zero (Adagrad's `initial_accumulator_value`)"
-    inner = getattr(opt, 'opt', None)
-    inner = inner if isinstance(inner, torch.optim.Optimizer) else opt
-    if not isinstance(inner, torch.optim.Adagrad): return {}
+    "{state key: the value a new weight's entry starts at}, where it is not zero (Adagrad's `initial_accumulator_value`, Rprop's step size)"
+    inner = next((o for o in reversed(_optimizers(opt)) if isinstance(o, (torch.optim.Adagrad, torch.optim.Rprop))), None)
+    if inner is None: return {}
     g = next((g for g in inner.param_groups if any(q is p for q in g['params'])), {})
+    if isinstance(inner, torch.optim.Rprop): return {'step_size': float(g.get('lr', 0.))}   # each weight's starts at lr
     v = float(g.get('initial_accumulator_value', 0.))
     return {'sum': v} if v else {}
 
