@@ -22,7 +22,7 @@ from ..methods.dynamic import DynamicSparseUpdater, RigL, SET, SNFS, dynamic_upd
 from ..methods.prune import polynomial_sparsity, PruningUpdater
 from ..methods.ste import is_ste, STE_ALGORITHMS, ste_finalize, ste_sparsify, _ste_args
 from .recorder import SparsityRecorder, _in_fit
-from .optim import _check_compact
+from .optim import _check_compact, _check_dense_steps
 from .compact import CompactSteps
 
 # %% auto #0
@@ -108,6 +108,7 @@ class SparseCallback(Callback):
         if not self._fitting: return
         _refuse_legacy_fp16(self.learn)
         self._check_alone()
+        _check_dense_steps(self.learn.opt, "the learner's optimizer")
         inner = _compact_optimizer(self.learn, self.updater) if self.compact else None    # checked before anything changes
         with sparsified_or_undone(self.learn.model):     # a refusal in here leaves a model it sparsified as it was
             self.hooks = self.sparsify(self.learn.model)

@@ -12,6 +12,7 @@ from torch.amp.grad_scaler import GradScaler
 from ..core.sites import masked_sites, sparse_sites
 from ..core.distributed import is_sharded
 from ..core.sparsify import sparsified_or_undone
+from ..core.commit import _optimizers
 from ..methods.dynamic import SparseUpdater, dynamic_updater
 from ..methods.prune import PruningUpdater
 from ..methods.registry import make_updater
@@ -45,8 +46,15 @@ def _check_compact(model:nn.Module, opt, updater):
         why = "compact optimizer state does not take sharded (FSDP2) weights; leave compact=False"
     if why is not None: raise ValueError(why)
 
+def _check_dense_steps(opt, who:str='the optimizer'):
+    "Raise a clear error, before anything changes, when `opt` (or an optimizer it wraps) cannot step dense gradients"
+    if any(isinstance(o, torch.optim.SparseAdam) for o in _optimizers(opt)):
+        raise ValueError(f"{who} is torch.optim.SparseAdam, which steps only sparse gradients (those of "
+                         "nn.Embedding(sparse=True)), and masked weights have dense ones: use torch.optim.Adam or AdamW")
+
 def _check_holds(model, opt, updater, who:str='the optimizer'):
     "Raise a clear error, before anything changes, when `opt` does not hold every weight the updater would train"
+    _check_dense_steps(opt, who)
     sites = masked_sites(model) or (sparse_sites(model, prune_head=updater.prune_head) if updater.makes_masks else [])
     if not sites: return                                        # the updater's own error says what to do
     try: sites = updater.select_sites(sites)
@@ -62,6 +70,12 @@ def _check_holds(model, opt, updater, who:str='the optimizer'):
                          "(`model.parameters()`), or freeze those weights (requires_grad=False)")
 
 @functools.cache
+def _takes_set_to_none(cls) -> bool:
+    "Whether `cls.zero_grad` takes PyTorch's `set_to_none`"
+    ps = inspect.signature(cls.zero_grad).parameters
+    return 'set_to_none' in ps or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in ps.values())
+
+@functools.cache
 def _needs_closure(cls) -> bool:
     "Whether `cls.step` takes a closure it cannot do without (LBFGS)"
     p = inspect.signature(cls.step).parameters.get('closure')
@@ -71,6 +85,17 @@ def _syncs(opt) -> bool:
     "Whether `opt` steps when called: False for accelerate's `AcceleratedOptimizer` between the micro-steps of gradient accumulation, which it passes over"
     gs = getattr(opt, 'gradient_state', None)
     return getattr(gs, 'sync_gradients', True) is not False
+
+def _torch_rng() -> dict:
+    "PyTorch's generators' states (the CPU's, and each GPU's once CUDA is in use): what random growth draws from"
+    st = dict(torch=torch.get_rng_state())
+    if torch.cuda.is_available() and torch.cuda.is_initialized(): st['cuda'] = torch.cuda.get_rng_state_all()
+    return st
+
+def _set_torch_rng(st:dict):
+    torch.set_rng_state(st['torch'].cpu())
+    if 'cuda' in st and torch.cuda.is_available() and len(st['cuda']) == torch.cuda.device_count():
+        torch.cuda.set_rng_state_all([s.cpu() for s in st['cuda']])
 
 _UNSCALE = GradScaler._unscale_grads_.__code__    # GradScaler's unscaling: the one reader of `param_groups` shown the compact gradients
 
@@ -161,7 +186,8 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
         return self.history.df
 
     def zero_grad(self, set_to_none:bool=True):
-        self.opt.zero_grad(set_to_none=set_to_none)
+        if _takes_set_to_none(type(self.opt)): self.opt.zero_grad(set_to_none=set_to_none)
+        else: self.opt.zero_grad()              # fastai's optimizers: `set_to_none` is not theirs
         if self.compact is not None and _syncs(self.opt): self.compact.zero_grad()
     def clip_grad_norm_(self, max_norm:float, norm_type:float=2.0, error_if_nonfinite:bool=False) -> torch.Tensor:
         "Clip the gradients this optimizer will step with (masked, compact ones included), as `torch.nn.utils.clip_grad_norm_` does; returns their total norm"
@@ -179,16 +205,17 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
         for g in grads: g.detach().mul_(coef)
         return total
     def state_dict(self) -> dict:
-        "The optimizer's state (compact weights' in PyTorch's dense format) and the updater's place in its schedule"
+        "The optimizer's state (compact weights' in PyTorch's dense format), the updater's place in its schedule and PyTorch's generators"
         opt = self.opt.state_dict()
         if self.compact is not None: opt = self.compact.state_dict(opt)
-        return dict(opt=opt, taken=self.taken, sparse=self.updater.state_dict())
+        return dict(opt=opt, taken=self.taken, sparse=self.updater.state_dict(), rng=_torch_rng())
     def load_state_dict(self, d:dict):
-        "Resume from `state_dict()` at any step: the optimizer, the step count and the updater, with what its next step needs"
+        "Resume from `state_dict()` at any step: the optimizer, the step count, the updater, with what its next step needs, and PyTorch's generators as they were"
         if not isinstance(d, dict) or 'opt' not in d:
             raise ValueError("a SparseOptimizerWrapper resumes from its own state_dict() (a dict with 'opt', 'taken' and "
                              "'sparse'); to load the wrapped optimizer's alone, call `wrapper.opt.load_state_dict(...)`")
         self.opt.load_state_dict(d['opt']); self.taken = d.get('taken', self.taken)
+        if 'rng' in d: _set_torch_rng(d['rng'])        # random growth (SET's) draws on as the stopped run would have
         if self.compact is not None: self.compact.load()
         if 'sparse' in d:
             self.updater.load_state_dict(d['sparse'])
