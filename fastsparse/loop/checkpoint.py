@@ -17,6 +17,7 @@ from torch.nn.utils import parametrize
 from ..core.sites import masked_sites
 from ..methods.ste import is_ste, _ste_modules
 from ..export.checkpoint import save_model, _load, _bare, _mask_entry, _SECTIONS, _SAFE
+from .recorder import _in_fit, _FitReload
 
 # %% auto #0
 __all__ = ['SCALER_KEY', 'rng_state', 'set_rng_state']
@@ -126,6 +127,7 @@ def load(self:Learner, file, device=None, with_opt=True, strict=True, with_rng=T
     hooks, self.sparse_state, rng = _load(path, self.model, self.opt, device=device, strict=strict, with_opt=with_opt,
                                           **torch_load_kwargs)
     if len(hooks): self.sparse_hooks = hooks
+    if isinstance(self.sparse_state, dict) and _in_fit(): self.sparse_state = _FitReload(self.sparse_state)   # a callback's reload
     if with_rng and rng: set_rng_state(rng, self)
     return self
 

@@ -21,7 +21,7 @@ from ..core.sparsify import sparsify_model, sparsified_or_undone, unsparsify_mod
 from ..methods.dynamic import DynamicSparseUpdater, RigL, SET, SNFS, dynamic_updater
 from ..methods.prune import polynomial_sparsity, PruningUpdater
 from ..methods.ste import is_ste, STE_ALGORITHMS, ste_finalize, ste_sparsify, _ste_args
-from .recorder import SparsityRecorder, _in_fit
+from .recorder import SparsityRecorder, _in_fit, _FitReload
 from .optim import _check_compact, _check_dense_steps
 from .compact import CompactSteps
 
@@ -115,7 +115,8 @@ class SparseCallback(Callback):
             resume = getattr(self.learn, 'sparse_state', None)
             state = resume.pop(type(self).__name__, None) if isinstance(resume, dict) else None
             scaler_state = resume.pop('GradScaler', None) if isinstance(resume, dict) else None
-            if state is not None and state is getattr(self, '_left', None): state = None   # this callback's own last fit: a new fit
+            if state is not None and (state is getattr(self, '_left', None) or isinstance(resume, _FitReload)):
+                state = None          # this callback's own last fit, or a checkpoint a callback of a fit reloaded: a new fit
             # starts the schedule afresh (fastai's `fine_tune` is two fits); a state that `learn.load` brought resumes
             dls = getattr(self.learn, 'dls', None)
             total = getattr(self.learn, 'total_steps', None) or (self.n_epoch * len(dls.train) if dls is not None else None)

@@ -32,12 +32,15 @@ def _find_cb(learn, module:str, name:str):
     return next((cb for cb in learn.cbs if cls is not None and isinstance(cb, cls) and getattr(cb, 'run', True)), None)
 
 def _in_fit() -> bool:
-    "Whether this event comes from `Learner.fit` (its `_with_events(..., 'fit', ...)`), not from `validate`'s context"
+    "Whether this call comes from inside `Learner.fit` (its `_with_events(..., 'fit', ...)`), not from `validate`'s context"
     f = sys._getframe(1)
     while f is not None:
         if f.f_code.co_name == '_with_events' and f.f_locals.get('event_type') == 'fit': return True
         f = f.f_back
     return False
+
+class _FitReload(dict):
+    "The schedule state that `learn.load` brought inside a fit (`SaveModelCallback`'s best epoch at its end, `lr_find`'s start): not a run to resume, so the next fit starts its schedule afresh"
 
 class SparsityRecorder(Callback):
     "Record per-layer density, turnover, dead units and FLOPs at every mask update and epoch end; show them in fastai's table and loggers"
@@ -66,6 +69,8 @@ class SparsityRecorder(Callback):
         # (the history of the last fit, and the loss and metrics `validate` returns)
         self._in_fit = _in_fit()
         if not self._in_fit: return
+        if self._mets:              # a fit stopped by an exception never ran `after_fit`: its columns go now
+            self.learn.metrics = [m for m in self.learn.metrics if all(m is not v for v in self._mets)]; self._mets = []
         self.hist, self._started = None, False
         if hasattr(self.learn, 'lr_finder') or not masked_sites(self.learn.model): return   # nothing to watch
         ups = [cb.updater for cb in self.learn.cbs if isinstance(getattr(cb, 'updater', None), SparseUpdater)]
