@@ -13,6 +13,8 @@ import torch
 from fastcore.basics import patch
 from fastcore.xtras import join_path_file
 from fastai.learner import Learner
+from fastai.text.learner import TextLearner
+from fastai.torch_core import get_model
 from torch.nn.utils import parametrize
 from ..core.sites import masked_sites
 from ..methods.ste import is_ste, _ste_modules
@@ -132,3 +134,31 @@ def load(self:Learner, file, device=None, with_opt=True, strict=True, with_rng=T
     return self
 
 Learner.load.fastai_load = _fastai_load
+
+# %% ../../nbs/05e_loop.checkpoint.ipynb #11fd4f4f
+_text_load = getattr(TextLearner.load, 'fastai_load', TextLearner.load)
+_text_load_encoder = getattr(TextLearner.load_encoder, 'fastai_load', TextLearner.load_encoder)
+
+@patch
+def load(self:TextLearner, file, with_opt=None, device=None, **kwargs):
+    "Load a sparse text learner's checkpoint as `Learner.load` does (masks, schedule, generators); a dense one's as fastai's text learner does"
+    path = join_path_file(file, self.path/self.model_dir, ext='.pth')
+    if not masked_sites(_bare(self.model)) and _fastai_readable(path, self.model):
+        return _text_load(self, file, with_opt=with_opt, device=device, **kwargs)
+    return Learner.load(self, file, device=device, with_opt=with_opt is not False, **kwargs)
+
+@patch
+def load_encoder(self:TextLearner, file, device=None):
+    "Load the encoder `file` from the model directory, with the masks of a sparse language model's encoder (and the hooks that keep them)"
+    path = join_path_file(file, self.path/self.model_dir, ext='.pth')
+    encoder = get_model(self.model)[0]
+    if hasattr(encoder, 'module'): encoder = encoder.module
+    state = _peek(path)
+    if not masked_sites(encoder) and not (isinstance(state, dict) and any(isinstance(k, str) and _mask_entry(k) for k in state)):
+        return _text_load_encoder(self, file, device=device)
+    hooks = _load(path, encoder, None, with_opt=False, device=device or getattr(self.dls, 'device', None))[0]
+    if len(hooks): self.sparse_hooks = hooks
+    self.freeze()
+    return self
+
+TextLearner.load.fastai_load, TextLearner.load_encoder.fastai_load = _text_load, _text_load_encoder
