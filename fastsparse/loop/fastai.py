@@ -6,6 +6,7 @@ Docs: https://fastsparse.github.io/fastsparse/loop.fastai.html.md"""
 
 # %% ../../nbs/05a_loop.fastai.ipynb #46ca297e
 from __future__ import annotations
+import warnings
 import torch.nn as nn
 from fastai.callback.core import Callback, CancelStepException
 from fastai.callback.training import GradientClip
@@ -85,6 +86,16 @@ class SparseCallback(Callback):
     def sparsify(self, model:nn.Module):
         "Sparsify an unmasked `model` before training, as the updater says; return the hooks made, if any"
         return self.updater.sparsify(model)
+    def _sits_out(self) -> bool:
+        "A fit of a frozen learner that trains none of the masked weights (ULMFiT's first stage: a sparse encoder from `load_encoder`, a new dense head): the method sits it out, saying so"
+        if not getattr(getattr(self.learn, 'opt', None), 'frozen_idx', 0): return False
+        sites = self.select_sites(masked_sites(self.learn.model))
+        if not sites or any(s.weight.requires_grad for s in sites): return False
+        warnings.warn(f"{getattr(self, 'algorithm', type(self).__name__)}: the learner is frozen and every masked weight with it, so "
+                      "this fit trains the other layers densely and leaves the masks as they are; the method starts in a "
+                      "fit that trains masked weights (after `learn.freeze_to(...)` or `learn.unfreeze()`)", stacklevel=2)
+        self.run = False           # fastai sets it back after this fit
+        return True
     def _check_alone(self):
         "Refuse a fit with another sparse method (a callback passed to `fit` beside the learner's), unless each names its own layers"
         cbs = [c for c in self.learn.cbs if getattr(c, 'sparse_method', False)]     # SparseCallback, STECallback
@@ -112,6 +123,7 @@ class SparseCallback(Callback):
         inner = _compact_optimizer(self.learn, self.updater) if self.compact else None    # checked before anything changes
         with sparsified_or_undone(self.learn.model):     # a refusal in here leaves a model it sparsified as it was
             self.hooks = self.sparsify(self.learn.model)
+            if self._sits_out(): return
             resume = getattr(self.learn, 'sparse_state', None)
             state = resume.pop(type(self).__name__, None) if isinstance(resume, dict) else None
             scaler_state = resume.pop('GradScaler', None) if isinstance(resume, dict) else None
