@@ -6,7 +6,8 @@ Docs: https://fastsparse.github.io/fastsparse/loop.transformers.html.md"""
 
 # %% ../../nbs/05i_loop.transformers.ipynb #71d16041
 from __future__ import annotations
-import json, os, sys, types, weakref
+import json, math, os, sys, types, weakref
+from fractions import Fraction
 from pathlib import Path
 import torch, torch.nn as nn
 from ..ops.masks import all_finite, unpack_mask
@@ -113,6 +114,14 @@ def _trainer_callback_class(cls):
     if cls not in _MIXED:
         _MIXED[cls] = type(cls.__name__, (cls, base), dict(__module__=cls.__module__, __qualname__=cls.__qualname__, __doc__=cls.__doc__))
     return _MIXED[cls]
+
+def _epochs_of(args, state, dl) -> int|Fraction:
+    "The run's length in epochs: its optimizer steps over one epoch's (a fraction where `max_steps` or `num_train_epochs` ends inside an epoch, which the Trainer's `num_train_epochs` rounds up); the Trainer's figure where the data has no length"
+    try: per = math.ceil(len(dl) / max(int(args.gradient_accumulation_steps), 1))
+    except TypeError: per = 0
+    if per <= 0 or int(state.max_steps) <= 0: return int(state.num_train_epochs)
+    n = Fraction(int(state.max_steps), per)
+    return int(n) if n.denominator == 1 else n
 
 def _inner(opt):
     "The PyTorch optimizer inside the Trainer's (accelerate's `AcceleratedOptimizer` wraps it)"
@@ -260,7 +269,7 @@ class SparseTrainerCallback:
         # --- the changes ---
         with sparsified_or_undone(model):     # a refusal in here leaves a model it sparsified as it was
             self.hooks = load_safetensors(model, resume['masks']) if resume is not None else self.updater.sparsify(model)
-            self.updater.start(model, inner, n_epoch=int(state.num_train_epochs), total_steps=int(state.max_steps),
+            self.updater.start(model, inner, n_epoch=_epochs_of(args, state, kwargs.get('train_dataloader')), total_steps=int(state.max_steps),
                                state=resume['updater'] if resume is not None else None,
                                sites=self.updater.select_sites(masked_sites(model)))
         self.taken = resume['taken'] if resume is not None else 0

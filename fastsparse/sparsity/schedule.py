@@ -114,7 +114,7 @@ class MaskSchedule:
         def resolve(sp, what):
             if sp.unit == 'epochs':
                 if not n_epoch: raise ValueError(f"{what}={sp!r} needs the number of epochs of the run")
-                return Span(min(sp.value / n_epoch, 1.), 'pct')
+                return Span(min(float(sp.value / n_epoch), 1.), 'pct')     # `n_epoch` may be a Fraction (a run ending inside an epoch)
             return sp
         s, e = resolve(self.start, 'start'), resolve(self.end, 'end')
         if s.unit != e.unit:                                           # steps and fractions: all in fractions
