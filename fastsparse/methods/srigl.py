@@ -7,7 +7,7 @@ Docs: https://fastsparse.github.io/fastsparse/methods.srigl.html.md"""
 # %% ../../nbs/03g_methods.srigl.ipynb #78f88bd6
 from __future__ import annotations
 import math, warnings
-import torch
+import torch, torch.nn as nn
 from ..ops.masks import mask_, n_ones, _count_nonzero
 from ..ops.select import top_k_mask
 from ..ops import kernels
@@ -26,6 +26,8 @@ __all__ = ['unit_tensors', 'zero_ablated_', 'ablate_units_', 'UnitRemovingUpdate
 def unit_tensors(site, link:ChannelLink|None=None, model=None) -> list:
     "The 1-d tensors with one entry per output unit of `site`: its layer's bias, and the scale and shift of the BatchNorms in `link`"
     out = []
+    if isinstance(site.owner, nn.modules.conv._ConvTransposeNd): return out    # its units are its inputs: its bias and the
+    # BatchNorms after it are its outputs'
     bias = getattr(site.owner, 'bias', None) if site.pname == 'weight' and site.perm is None else None
     if isinstance(bias, torch.Tensor) and bias.dim() == 1 and bias.shape[0] == site.weight.shape[0]: out.append(bias)
     if link is not None and model is not None:
