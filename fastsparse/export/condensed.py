@@ -253,6 +253,9 @@ class CondensedLinear(nn.Module):
         "The dense [out, in] weight"
         w = self.values.new_zeros(self.out_features, self.in_features)
         return w.scatter_add(1, self.indices, self.values)
+    # for a model whose code reads the layer's weight itself (torchvision's Swin attention passes `qkv.weight` to
+    # `F.linear`): the dense weight, made at each read, so the model computes what it did
+    weight = property(dense_weight, doc="The dense [out, in] weight, made at each read (for code that reads a Linear's `weight`)")
 
     def forward(self, x):
         if x.shape[-1] != self.in_features:

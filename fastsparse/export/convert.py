@@ -48,6 +48,10 @@ class SparseLinear(nn.Module):
         self._csr = None
         self.bias = None if bias is None else nn.Parameter(bias.detach().clone(), requires_grad=False)
     @property
+    def weight(self) -> torch.Tensor:
+        "The dense weight, made at each read: for code that reads a Linear's `weight` itself (torchvision's Swin attention)"
+        return self.weight_csr.to_dense()
+    @property
     def weight_csr(self) -> torch.Tensor:
         if self._csr is None or self._csr.device != self.values.device:
             self._csr = torch.sparse_csr_tensor(self.crow, self.col, self.values, (self.out_features, self.in_features))
