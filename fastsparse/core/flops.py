@@ -14,8 +14,9 @@ __all__ = ['trace_positions', 'layer_flops', 'count_flops', 'step_flops']
 
 # %% ../../nbs/02g_core.flops.ipynb #2a858c4f
 def _batch_size(b) -> int:
-    "The length of the first tensor found in the batch `b` (nested tuples, lists and dicts)"
+    "The length of the first tensor found in the batch `b` (nested tuples, lists and dicts); a list of tensors is a list of samples (torchvision's detection models take a list of images)"
     if isinstance(b, torch.Tensor): return b.shape[0] if b.dim() else 1
+    if isinstance(b, list) and b and all(isinstance(x, torch.Tensor) for x in b): return len(b)
     items = b.values() if isinstance(b, dict) else b if isinstance(b, (tuple, list)) else ()
     for x in items:
         n = _batch_size(x)
@@ -42,7 +43,7 @@ def trace_positions(model:nn.Module, xb) -> dict:
     "Run `model` on `xb` and return, per FLOP-counting module, its positions per sample"
     mha_children = {id(m.out_proj) for m in model.modules() if isinstance(m, nn.MultiheadAttention)}
     mods = [m for m in _flop_modules(model) if id(m) not in mha_children]
-    pos, bs = {}, _batch_size(xb if isinstance(xb, (tuple, list, dict)) else [xb])
+    pos, bs = {}, _batch_size(tuple(xb) if isinstance(xb, (tuple, list)) else xb if isinstance(xb, dict) else (xb,))   # (its arguments)
     hs = [m.register_forward_hook(lambda m, i, o: pos.__setitem__(m, pos.get(m, 0) + _positions(m, i, o))) for m in mods]
     try:
         with torch.no_grad():       # a tuple: positional arguments; a dict: keyword arguments (a transformers batch)
