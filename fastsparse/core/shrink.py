@@ -181,7 +181,10 @@ class ShrinkPlan:
             rec.ablated = [at[u] for u in rec.ablated if u in at]
             rec.full_shape = tuple(full)
             n0, n1 = old_shape.numel(), w.numel()
-            if rec.sparsity > 0: rec.sparsity = min(1., max(0., 1 - n_ones(n0, rec.sparsity) / n1))   # the same weights kept
+            mk = m._buffers.get('weight_mask')
+            if rec.sparsity > 0 and old_shape[1:] != w.shape[1:] and isinstance(mk, torch.Tensor) and mk.shape == w.shape:
+                rec.sparsity = 1 - int(mk.count_nonzero()) / n1     # inputs cut, active weights with them: what is left
+            elif rec.sparsity > 0: rec.sparsity = min(1., max(0., 1 - n_ones(n0, rec.sparsity) / n1))   # the same weights kept
             rec._active = rec._fmask = None; rec.__dict__.pop('_unit_index', None)
 
     def undo_(self):
