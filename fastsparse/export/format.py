@@ -102,7 +102,7 @@ def _resize_(model, state:dict):
         if not isinstance(t, torch.Tensor) or not isinstance(v, torch.Tensor) or t.shape == v.shape: continue
         if pname in m._parameters: m._parameters[pname] = nn.Parameter(torch.empty_like(v), requires_grad=t.requires_grad)
         else: m._buffers[pname] = torch.empty_like(v)
-        w = getattr(m, 'weight', None)
+        w = getattr(m, 'weight', None) if isinstance(m, (nn.Linear, nn.modules.conv._ConvNd)) else None   # (an inference layer's is made)
         if isinstance(m, nn.Linear) and w is not None: m.out_features, m.in_features = w.shape
         elif isinstance(m, nn.modules.conv._ConvNd) and w is not None: m.out_channels, m.in_channels = w.shape[0], w.shape[1] * m.groups
         elif isinstance(m, nn.modules.batchnorm._NormBase): m.num_features = v.shape[0]
