@@ -78,7 +78,7 @@ def _fresh_values(opt, p:torch.Tensor) -> dict:
     return {'sum': v} if v else {}
 
 def zero_opt_state_(opt, p:torch.Tensor, keep:torch.Tensor):
-    "Give every per-weight optimizer state tensor of `p` outside `keep` a new weight's value: zero (Adagrad's sum: its initial value); compact state too"
+    "Give every per-weight optimizer state tensor of `p` outside `keep` a new weight's value: zero (Adagrad's sum: its initial value; Rprop's step size: the learning rate); compact state too"
     for v, f in _reset_values(opt, p):
         if f: v.masked_fill_(~keep, f)
         else: mask_(v, keep)

@@ -14,8 +14,8 @@ from ..ops.masks import pack_mask, unpack_mask
 from ..ops.select import _flatnonzero
 
 # %% auto #0
-__all__ = ['DEFAULT_SPARSE_TYPES', 'SparseRecord', 'Site', 'TransformersConv1D', 'FastaiWeightDropout', 'lm_heads',
-           'sparse_sites', 'masked_sites', 'sparseable_modules', 'sparse_params']
+__all__ = ['DEFAULT_SPARSE_TYPES', 'SparseRecord', 'Site', 'TransformersConv1D', 'lm_heads', 'sparse_sites', 'masked_sites',
+           'sparseable_modules', 'sparse_params']
 
 # %% ../../nbs/02a_core.sites.ipynb #f63b4c6c
 _LAYOUTS = ('bool', 'packed')
@@ -227,13 +227,13 @@ def _weight_site(name:str, m:nn.Module, pname:str='weight', user=None):
                         f"`torch.nn.utils.parametrizations.weight_norm`, or leave it dense with exclude=[{name!r}]")
     return Site(_join(name, pname), m, pname, user or m, perm=perm)
 
-class FastaiWeightDropout(metaclass=_ByName):
+class _FastaiWeightDropout(metaclass=_ByName):
     "fastai's `WeightDropout` (AWD-LSTM's hidden-to-hidden weights), matched without importing fastai's text models"
     _name, _package = 'WeightDropout', 'fastai'
 
 def _module_sites(name, m, types, moved=()):
     "The sites of module `m`, or `None` when `m` is not sparsified itself; `moved`: its weights that a `WeightDropout` holds"
-    if isinstance(m, FastaiWeightDropout):     # it holds the wrapped layer's weights as `<name>_raw`, and computes them from those
+    if isinstance(m, _FastaiWeightDropout):     # it holds the wrapped layer's weights as `<name>_raw`, and computes them from those
         return [_weight_site(name, m, f'{k}_raw') for k in m.layer_names if isinstance(m._parameters.get(f'{k}_raw'), torch.Tensor)]
     if isinstance(m, nn.MultiheadAttention):
         return [_weight_site(name, m, p) for p in _mha_pnames(m)] + [_weight_site(_join(name, 'out_proj'), m.out_proj, user=m)]
@@ -310,7 +310,7 @@ def _plan(model:nn.Module, types=DEFAULT_SPARSE_TYPES, exclude=(), prune_head:bo
         why = _unmaskable(m) if isinstance(m, types) else None
         if why:
             dense.setdefault(id(m.weight), (_join(name, 'weight'), why)); continue
-        if isinstance(m, FastaiWeightDropout): moved[id(m.module)] = set(m.layer_names)
+        if isinstance(m, _FastaiWeightDropout): moved[id(m.module)] = set(m.layer_names)
         ss = _module_sites(name, m, types, moved.get(id(m), ()))
         if ss is None: continue
         if isinstance(m, (nn.MultiheadAttention, nn.RNNBase)): taken.add(name)
