@@ -12,6 +12,7 @@ import torch, torch.nn as nn
 from ..ops.masks import mask_, unpack_mask
 from ..ops.spmm import _DATA_TAKEN, CompactGradView
 from .sites import _records
+from .distributed import is_sharded
 
 # %% auto #0
 __all__ = ['SparseHooks', 'MaskedParameter', 'enforce_masks', 'remove_sparse_hooks', 'set_dense_grads', 'ensure_enforced']
@@ -94,7 +95,24 @@ class _EnforceHook:
         "(weight, mask buffer as stored, the key that says whether they changed)"
         w, m = params[pname], buffers.get(mname)
         if m is None: m = buffers[mname + '_bits']                # a packed mask
-        return w, m, (w._version, m._version, m.data_ptr() if type(m) is torch.Tensor else id(m))
+        return w, m, (w._version, m._version, m.data_ptr() if type(m) is torch.Tensor else id(m), id(w))
+
+    def _replaced(self, i, w, m):
+        """The weight of `self.targets[i]` is an object not seen before (the first call, a copy's, or FSDP2's `fully_shard`
+        replaced it): a sharded weight's mask laid out as its shards; a gradient hook on the weight if it lacks one"""
+        o, p = self.targets[i]
+        if is_sharded(w) and not is_sharded(m):       # sharded after the masks were made: each process keeps its part
+            if p + '_mask' not in o._buffers:
+                raise ValueError(f"{type(o).__name__}.{p} was sharded with fully_shard after its mask was packed; packed "
+                                 "masks cannot be sharded: call `unpack_masks_(model)` before `fully_shard`")
+            from .distributed import shard_like
+            m = o._buffers[p + '_mask'] = shard_like(m, w)
+        if (w.requires_grad and isinstance(w, nn.Parameter) and w.is_leaf
+            and not any(getattr(h, '_fastsparse', False) for h in (w._post_accumulate_grad_hooks or {}).values())):
+            # FSDP2 calls it on a shard with the reduced gradient, and on the whole weight it gathers for the forward
+            # pass (where the mask was not sharded) with the process's own gradient, before reducing it
+            w.register_post_accumulate_grad_hook(_GradHook(o, p))
+        return m
 
     def __call__(self, module, args):
         # Compiled and traced code skip it (a data pointer cannot be traced, and `torch.jit.trace` would record the
@@ -104,7 +122,9 @@ class _EnforceHook:
         seen, recs = self.seen, self.recs
         for i, ref in enumerate(self.refs):
             w, m, key = self.current(*ref)
-            if type(m) is not torch.Tensor: continue          # the shard of a sharded weight's mask: the drivers apply it after each step
+            if seen[i] is None or key[3] != seen[i][3]:
+                m = self._replaced(i, w, m); seen[i] = (None,) * 3 + (key[3],)
+            if type(m) is not torch.Tensor: continue     # the shard of a sharded weight's mask: its gradient hook keeps it
             d = w.__dict__
             if key != seen[i] or d.get(_DIRTY):                # changed in place, or written through `.data`
                 with torch.no_grad():      # by the float copy of the mask the gradient hook keeps (a bool multiply is slower)
@@ -156,7 +176,8 @@ class _GradHook:
             if d.pop('grad_clean', False) and not d.pop('grad_dirty', False): return
         m = self.buffers.get(self.name)
         if m is None: mask_(g, unpack_mask(self.buffers[self.name + '_bits'], g.shape))   # packed: unpacked every time
-        else: _mask_grad_(g, m, rec)
+        elif type(m) is torch.Tensor or type(g) is not torch.Tensor: _mask_grad_(g, m, rec)
+        # else a sharded mask and the whole gradient of the weight FSDP2 gathered: the shard's own hook masks the reduced one
 
 def _grad_hook(site) -> _GradHook:
     "Post-accumulate-grad hook masking the gradient of `site`"

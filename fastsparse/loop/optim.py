@@ -20,6 +20,7 @@ from ..methods.rewire import finite_grads
 from .history import SparsityHistory
 from .compact import CompactSteps, compact_refusal
 from ..ops.spmm import CompactGradView
+from ..ops.masks import mask_
 
 
 # %% auto #0
@@ -85,6 +86,13 @@ def _syncs(opt) -> bool:
     "Whether `opt` steps when called: False for accelerate's `AcceleratedOptimizer` between the micro-steps of gradient accumulation, which it passes over"
     gs = getattr(opt, 'gradient_state', None)
     return getattr(gs, 'sync_gradients', True) is not False
+
+# DistributedDataParallel's communication hooks whose sums keep a gradient entry zero where it is zero on every process
+_ZERO_KEEPING = {'allreduce_hook', 'fp16_compress_hook', 'bf16_compress_hook', '_reducer_allreduce_and_upcast_hook'}
+
+def _lossy_comm(model) -> bool:
+    "Whether `model` is a `DistributedDataParallel` with a communication hook (PowerSGD's low-rank sums) that may leave nonzero gradients where every process's were masked to zero"
+    return any(getattr(h, '__name__', None) not in _ZERO_KEEPING for h, _ in (getattr(model, '_comm_hooks', None) or ()))
 
 def _torch_rng() -> dict:
     "PyTorch's generators' states (the CPU's, and each GPU's once CUDA is in use): what random growth draws from"
@@ -159,6 +167,10 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
             pct_train = self.taken / self.total_steps
         if not skipped:
             skip = self.updater.before_step(float(pct_train))       # `True`: skip it (skip_gradients); may refuse
+            if not skip and _lossy_comm(self.model):        # masked by the hooks before the sums, dense after them
+                for s in self.updater.sites:
+                    g = s.weight.grad
+                    if g is not None and type(g) is not CompactGradView and not s.record.dense_grad: mask_(g, s.mask)
             if not skip:
                 if self.compact is not None: self.compact.step()
                 try:        # LBFGS re-evaluates the closure itself; the others step on the gradients there are
