@@ -117,6 +117,11 @@ def note_pending(pending:list):
     for (site, _, pat), n in zip(pending, read_back([c for _, c, _ in pending])): _note_update(site, n, pat)
 
 # %% ../../nbs/02h_core.commit.ipynb #c0a1b2c4
+def _fill_at_(t:torch.Tensor, idx:torch.Tensor, value:float=0.) -> torch.Tensor:
+    "`t.view(-1).index_fill_(0, idx, value)`, with `idx` flat indices of `t`'s shape whatever its layout (`channels_last`: through a contiguous copy)"
+    if t.is_contiguous(): t.view(-1).index_fill_(0, idx, value); return t
+    return t.copy_(t.contiguous().view(-1).index_fill_(0, idx, value).view(t.shape))
+
 def commit_change_(site, dropped:torch.Tensor, grown:torch.Tensor, opt=None, n_active:int|None=None, regrown:int=0,
                    kept:torch.Tensor|None=None, active:torch.Tensor|None=None) -> torch.Tensor:
     "`commit_mask_` by flat indices: `dropped` leave the mask, `grown` enter it (`regrown` of them were just dropped); returns the mask"
@@ -130,8 +135,7 @@ def commit_change_(site, dropped:torch.Tensor, grown:torch.Tensor, opt=None, n_a
         gone = dropped[~regrew.index_select(0, dropped)]       # (a flag per weight: torch.isin sorts, 0.4 ms at 7,000)
         if kept is not None: kept.view(-1)[back] = True
     with torch.no_grad():
-        wf = w.data.view(-1)
-        wf.index_fill_(0, gone, 0.); wf.index_fill_(0, new, 0.)   # dropped weights out, new ones start at zero
+        _fill_at_(w.data, gone); _fill_at_(w.data, new)          # dropped weights out, new ones start at zero
         for v, f in _reset_values(opt, w):
             if f:                                     # a new weight's value is not zero (Adagrad's initial sum)
                 if kept is None: kept = mask.clone(); kept.view(-1)[gone] = False

@@ -112,12 +112,15 @@ class Site:
         return self.pname + '_mask_bits' in self.owner._buffers
     @property
     def mask_buffer(self) -> torch.Tensor:
-        "The buffer holding the mask as stored: the bool mask, or its packed bits"
-        return self.owner._buffers[self._mask_key]
+        "The buffer holding the mask as stored: the bool mask, or its packed bits (made contiguous if `model.to(memory_format=torch.channels_last)` laid it out otherwise: the flat indices of the masks are those of their weights' shape)"
+        bufs, key = self.owner._buffers, self._mask_key
+        b = bufs[key]
+        if not b.is_contiguous(): b = bufs[key] = b.contiguous()
+        return b
     @property
     def mask(self) -> torch.Tensor:
         "The bool mask (the buffer itself, or a fresh unpacked copy when the mask is packed)"
-        return unpack_mask(self.mask_buffer, self.weight.shape) if self.packed else getattr(self.owner, self.pname + '_mask')
+        return unpack_mask(self.mask_buffer, self.weight.shape) if self.packed else self.mask_buffer
     @property
     def record(self) -> SparseRecord:
         "This weight's `SparseRecord` (made from its mask buffer if the model was masked without one)"
