@@ -153,7 +153,7 @@ def _trainer_context() -> tuple:
     """(the Trainer's `CallbackHandler`, the folder `Trainer.train(resume_from_checkpoint=...)` resumes from): what the
     Trainer hands no callback, read from its frames on the call stack; `None` for what is not there"""
     from transformers.trainer_callback import CallbackHandler
-    handler = resume = None
+    handler = resume = trainer = None
     f = sys._getframe(1)
     while f is not None:
         name = f.f_code.co_name
@@ -162,9 +162,43 @@ def _trainer_context() -> tuple:
         if name == '_inner_training_loop':
             r = f.f_locals.get('resume_from_checkpoint')
             if isinstance(r, (str, os.PathLike)): resume = Path(r)
+            trainer = f.f_locals.get('self')
             break
         f = f.f_back
-    return handler, resume
+    return handler, resume, trainer
+
+def _unscale(run) -> bool:
+    "Unscale the gradients of the run's optimizer if it has a `GradScaler` (once a step: the Trainer's clipping may have); whether it has one"
+    scaler = getattr(run.opt, 'scaler', None)
+    if scaler is None: return False
+    try: scaler.unscale_(run.inner)
+    except RuntimeError as e:
+        if 'already been called' not in str(e): raise            # unscaled already, by the Trainer's clipping
+    return True
+
+class _ClipSeesMasked:
+    """Put on the Trainer's `Accelerator` as its `unscale_gradients` for a run: after unscaling (the first thing its
+    `clip_grad_norm_` does), the updater's `before_clip`, so that the Trainer clips the gradients the optimizer steps
+    with (inside RigL's summing window they are still dense then: summed and masked now, as fastai's `GradientClip` sees them)"""
+    def __init__(self, cb, acc): self.cb, self.orig = cb, acc.unscale_gradients
+    def __call__(self, *args, **kwargs):
+        out = self.orig(*args, **kwargs)
+        run = self.cb._run
+        if run is None or run.ended: return out
+        _unscale(run)               # the optimizer's own scaler too, where accelerate's fp16 mode did not unscale
+        # every gradient finite, as the scaler will find them (else it skips the step, and nothing may be summed)
+        if _grads_finite(run.inner): self.cb.updater.before_clip()
+        return out
+
+    @staticmethod
+    def put(cb, trainer):
+        acc = getattr(trainer, 'accelerator', None)
+        if acc is not None and hasattr(acc, 'unscale_gradients') and not isinstance(acc.__dict__.get('unscale_gradients'), _ClipSeesMasked):
+            acc.unscale_gradients = _ClipSeesMasked(cb, acc)
+        return acc
+    @staticmethod
+    def take(acc):
+        if acc is not None and isinstance(acc.__dict__.get('unscale_gradients'), _ClipSeesMasked): del acc.unscale_gradients
 
 def _checkpoint_folder(args, state) -> Path:
     "The folder the Trainer writes this step's checkpoint to"
@@ -252,7 +286,7 @@ class SparseTrainerCallback:
                 "twice: pass it once")
 
     def on_train_begin(self, args, state, control, model=None, optimizer=None, **kwargs):
-        handler, resume_from = _trainer_context()
+        handler, resume_from, trainer = _trainer_context()
         mine = [c for c in (handler.callbacks if handler is not None else [self]) if isinstance(c, SparseTrainerCallback)]
         if sum(c is self for c in mine) > 1: raise ValueError(self._twice())
         if len(mine) > 1:
@@ -278,6 +312,7 @@ class SparseTrainerCallback:
         self.compacts = CompactSteps(self.updater.sites, inner, sinks=False) if self.compact else None
         if hasattr(model, '_keys_to_ignore_on_save'): sparse_saving(model)
         self._run = _Run(state, model, optimizer, inner)
+        self._acc = _ClipSeesMasked.put(self, trainer)
         self.history = SparsityHistory(model, [self.updater]) if self.record else None
         if self.history is not None: self.history.record('start' if resume is None else 'resume', self.taken, float(state.epoch or 0))
 
@@ -297,11 +332,7 @@ class SparseTrainerCallback:
         run = self._check_step(state, 'on_pre_optimizer_step')
         if run.in_step: raise RuntimeError(self._twice())
         run.in_step = True
-        scaler = getattr(run.opt, 'scaler', None)
-        if scaler is not None:              # fp16: unscale now (as clipping does), and leave a step the scaler skips alone
-            try: scaler.unscale_(run.inner)
-            except RuntimeError as e:
-                if 'already been called' not in str(e): raise            # unscaled already, by the Trainer's clipping
+        if _unscale(run):                   # fp16: unscale now (as clipping does), and leave a step the scaler skips alone
             if not _grads_finite(run.inner):                            # an overflow: the schedule stays where it is
                 if self.compacts is not None: self.compacts.hide()      # and the skipped step makes no dense state
                 return
@@ -345,6 +376,7 @@ class SparseTrainerCallback:
         self.updater.finish()
         if self.compacts is not None:
             self.compacts.detach(); self.compacts = None      # the optimizer holds its whole state again
+        _ClipSeesMasked.take(getattr(self, '_acc', None)); self._acc = None
         run.ended = True
 
     # --- checkpoints ---
