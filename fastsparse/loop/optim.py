@@ -107,6 +107,32 @@ def _set_torch_rng(st:dict):
 
 _UNSCALE = GradScaler._unscale_grads_.__code__    # GradScaler's unscaling: the one reader of `param_groups` shown the compact gradients
 
+class _Carried:
+    """accelerate's `AcceleratedOptimizer` `state_dict` (`load=False`) or `load_state_dict`, when a sparse optimizer is made
+    from it: `accelerator.save_state` saves that optimizer, so the wrapper's step count, the method's place in its
+    schedule and PyTorch's generators go with it under the key 'fastsparse', and `load_state` brings them back"""
+    def __init__(self, wrapper, load:bool):
+        self.wrapper, self.load = wrapper, load
+        self.orig = getattr(wrapper.opt, 'load_state_dict' if load else 'state_dict')
+    def __call__(self, *args, **kwargs):
+        if not self.load: return {**self.orig(*args, **kwargs), 'fastsparse': self.wrapper._own_state()}
+        d = args[0] if args else kwargs.pop('state_dict')
+        own = d.get('fastsparse') if isinstance(d, dict) else None
+        out = self.orig({k: v for k, v in d.items() if k != 'fastsparse'} if own is not None else d, *args[1:], **kwargs)
+        if own is not None: self.wrapper._load_own(own)
+        return out
+
+    @staticmethod
+    def plain(opt, name:str):
+        "`opt`'s own `state_dict` or `load_state_dict`, without what `put` added"
+        f = opt.__dict__.get(name)
+        return f.orig if isinstance(f, _Carried) else getattr(opt, name)
+    @staticmethod
+    def put(wrapper):
+        o = wrapper.opt
+        if type(o).__name__ == 'AcceleratedOptimizer' and type(o).__module__.split('.')[0] == 'accelerate':
+            o.state_dict, o.load_state_dict = _Carried(wrapper, False), _Carried(wrapper, True)
+
 class SparseOptimizerWrapper(torch.optim.Optimizer):
     "Wrap a PyTorch optimizer so that its steps also run a fastsparse updater (or a fastsparse callback's updater); it is an `Optimizer` itself"
     compact = None              # the `CompactSteps` of `compact=True`
@@ -134,6 +160,7 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
         self.n_epoch, self.pct, self.epochs_done = n_epoch, 0., 0
         self.history = SparsityHistory(model, [updater]) if record else None   # the same record as `SparsityRecorder`
         if record: self.history.record('start', 0, 0.)
+        _Carried.put(self)
 
     # PyTorch's optimizer contract: the wrapped optimizer's groups, state and defaults are the wrapper's (the
     # wrapper does not call `Optimizer.__init__`, which would make groups of its own), so learning-rate schedulers,
@@ -218,15 +245,18 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
         return total
     def state_dict(self) -> dict:
         "The optimizer's state (compact weights' in PyTorch's dense format), the updater's place in its schedule and PyTorch's generators"
-        opt = self.opt.state_dict()
+        opt = _Carried.plain(self.opt, 'state_dict')()
         if self.compact is not None: opt = self.compact.state_dict(opt)
-        return dict(opt=opt, taken=self.taken, sparse=self.updater.state_dict(), rng=_torch_rng())
+        return dict(opt=opt, **self._own_state())
+    def _own_state(self) -> dict: return dict(taken=self.taken, sparse=self.updater.state_dict(), rng=_torch_rng())
     def load_state_dict(self, d:dict):
         "Resume from `state_dict()` at any step: the optimizer, the step count, the updater, with what its next step needs, and PyTorch's generators as they were"
         if not isinstance(d, dict) or 'opt' not in d:
             raise ValueError("a SparseOptimizerWrapper resumes from its own state_dict() (a dict with 'opt', 'taken' and "
                              "'sparse'); to load the wrapped optimizer's alone, call `wrapper.opt.load_state_dict(...)`")
-        self.opt.load_state_dict(d['opt']); self.taken = d.get('taken', self.taken)
+        _Carried.plain(self.opt, 'load_state_dict')(d['opt']); self._load_own(d)
+    def _load_own(self, d:dict):
+        self.taken = d.get('taken', self.taken)
         if 'rng' in d: _set_torch_rng(d['rng'])        # random growth (SET's) draws on as the stopped run would have
         if self.compact is not None: self.compact.load()
         if 'sparse' in d:
