@@ -49,7 +49,7 @@ def save_sharded_sparse(checkpoint_id, model:nn.Module, opt=None):
         sparse = wrapper.updater.state_dict()
         # one process's copy of this blob is kept: what it holds per weight (RigL's summed gradient) goes in whole
         if 'grad_sum' in sparse: sparse['grad_sum'] = [None if t is None else full_tensor(t) for t in sparse['grad_sum']]
-        extra.update(taken=wrapper.taken, sparse=sparse)
+        extra.update(taken=wrapper.taken, sparse=sparse, method=type(wrapper.updater).__name__)
     blob = io.BytesIO(); torch.save(extra, blob)
     state = dict(model=msd, fastsparse=blob)
     if osd is not None: state['optim'] = osd
@@ -72,6 +72,9 @@ def load_sharded_sparse(checkpoint_id, model:nn.Module, opt=None):
     inner, wrapper = _optimizers(opt)
     if wrapper is not None and 'sparse' not in extra:
         raise ValueError("this checkpoint was saved without the sparse_optimizer wrapper: pass the optimizer it wraps")
+    if wrapper is not None and extra.get('method', type(wrapper.updater).__name__) != type(wrapper.updater).__name__:
+        raise ValueError(f"this checkpoint was saved by a {extra['method']} run and the wrapper runs "
+                         f"{type(wrapper.updater).__name__}: make the wrapper with the saved run's method to resume it; nothing was loaded")
     msd, osd = get_state_dict(model, inner) if inner is not None else (get_model_state_dict(model), None)
     state = dict(model=msd) if osd is None else dict(model=msd, optim=osd)
     dcp.load(state, checkpoint_id=checkpoint_id)
