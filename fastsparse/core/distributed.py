@@ -13,8 +13,8 @@ from ..ops.masks import mask_, pack_mask, unpack_mask
 from .sites import masked_sites
 
 # %% auto #0
-__all__ = ['world_size', 'one_process', 'broadcast_', 'sync_sites_', 'sparse_digest', 'is_sharded', 'shard_like', 'full_tensor',
-           'fill_rows_', 'unsharded']
+__all__ = ['world_size', 'one_process', 'broadcast_', 'same_everywhere', 'sync_sites_', 'sparse_digest', 'is_sharded',
+           'shard_like', 'full_tensor', 'fill_rows_', 'unsharded']
 
 # %% ../../nbs/02f_core.distributed.ipynb #af20a7e8
 _ALONE = [0]        # how many `one_process` blocks are open on this process
@@ -59,13 +59,18 @@ def broadcast_(tensors:list, src:int=0) -> list:
     return tensors
 
 # %% ../../nbs/02f_core.distributed.ipynb #d80d0b24
-def _check_same_sites(sites:list):
-    "The same clear error on every process when the processes' masked weights differ (names, shapes, dtypes), by one small all-reduce before any broadcast"
-    key = [(s.name, tuple(s.weight.shape), str(s.weight.dtype)) for s in sites]
+def same_everywhere(key) -> bool:
+    "Whether every process of the default group has the same `key` (compared by the digest of its `repr`): one small all-reduce, which every process makes"
+    if world_size() < 2: return True
     d = int.from_bytes(hashlib.sha256(repr(key).encode()).digest()[:7], 'little')
     t = torch.tensor([d, -d], dtype=torch.int64, device=_comm_device())
     dist.all_reduce(t, op=dist.ReduceOp.MAX)                       # the largest digest and minus the smallest
-    if int(t[0]) != -int(t[1]):
+    return int(t[0]) == -int(t[1])
+
+def _check_same_sites(sites:list):
+    "The same clear error on every process when the processes' masked weights differ (names, shapes, dtypes), by one small all-reduce before any broadcast"
+    key = [(s.name, tuple(s.weight.shape), str(s.weight.dtype)) for s in sites]
+    if not same_everywhere(key):
         shown = ', '.join(f"{n} {tuple(sh)}" for n, sh, _ in key[:3]) + (', ...' if len(key) > 3 else '')
         raise ValueError(f"the processes' models differ: process {dist.get_rank()} masks {len(key)} weights ({shown}) and "
                          "another process masks others; build the same model (architecture, layer sizes, dtype) on every "

@@ -10,11 +10,11 @@ import math, sys, warnings
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import partial
-import torch.nn as nn, torch
+import torch.nn as nn, torch, torch.distributed as dist
 from fastcore.basics import listify
 from ..sparsity.patterns import get_pattern, Unstructured
 from ..sparsity.schedule import MaskSchedule, cosine_decay, epochs, schedule_args
-from ..core.distributed import is_sharded, shard_like, sync_sites_, unsharded
+from ..core.distributed import is_sharded, same_everywhere, shard_like, sync_sites_, unsharded
 from ..core.hooks import ensure_enforced, set_dense_grads
 from ..core.report import mask_markers, zero_preserving
 from ..core.sites import masked_sites
@@ -155,6 +155,10 @@ class SparseUpdater:
     def start(self, model:nn.Module, opt, n_epoch:int|None=None, total_steps:int|None=None, state:dict|None=None,
               sites:list|None=None):
         "Begin training `model` with `opt`: bind the schedule, find the masked weights, resume `state` if given"
+        if not same_everywhere((type(self).__name__, repr(self.schedule), n_epoch, total_steps)):   # checked first
+            raise ValueError(f"the processes run {type(self).__name__} on different schedules: process {dist.get_rank()} has "
+                             f"{self.schedule!r} over {total_steps} optimizer steps ({n_epoch} epochs); give every process "
+                             "the same method, total_steps, every and end (one command for all of them); nothing was changed")
         self.model, self.opt, self.n_epoch, self.total_steps = model, opt, n_epoch, total_steps
         self.schedule.bind(n_epoch, total_steps)
         sites = masked_sites(model) if sites is None else sites
