@@ -107,6 +107,10 @@ def _set_torch_rng(st:dict):
 
 _UNSCALE = GradScaler._unscale_grads_.__code__    # GradScaler's unscaling: the one reader of `param_groups` shown the compact gradients
 
+_DCP_REFUSAL = ("torch.distributed.checkpoint's get_state_dict/set_state_dict take PyTorch's optimizers: pass the one the "
+                "sparse optimizer wraps (`opt.opt`) and keep the wrapper's own state beside it, or save with "
+                "`save_sharded_sparse(dir, model, opt)` and resume with `load_sharded_sparse`, which keep both; nothing was changed")
+
 class _Carried:
     """accelerate's `AcceleratedOptimizer` `state_dict` (`load=False`) or `load_state_dict`, when a sparse optimizer is made
     from it: `accelerator.save_state` saves that optimizer, so the wrapper's step count, the method's place in its
@@ -165,7 +169,14 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
     # PyTorch's optimizer contract: the wrapped optimizer's groups, state and defaults are the wrapper's (the
     # wrapper does not call `Optimizer.__init__`, which would make groups of its own), so learning-rate schedulers,
     # `GradScaler`, gradient clipping and `add_param_group` act on the optimizer that steps
-    state, defaults = _wrapped('state'), _wrapped('defaults')
+    defaults = _wrapped('defaults')
+    @property
+    def state(self):
+        "The wrapped optimizer's state (DCP's `get_state_dict`/`set_state_dict`, which would step the wrapper and read a state dict of PyTorch's format, are refused here, before they change anything)"
+        if sys._getframe(1).f_code.co_name == '_init_optim_state': raise ValueError(_DCP_REFUSAL)
+        return self.opt.state
+    @state.setter
+    def state(self, v): self.opt.state = v
     @property
     def param_groups(self) -> list:
         "The wrapped optimizer's groups; with `compact=True`, to `GradScaler` alone, one more whose stand-in parameters carry the compact gradients"
