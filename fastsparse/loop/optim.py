@@ -11,7 +11,7 @@ import torch, torch.nn as nn
 from torch.amp.grad_scaler import GradScaler
 from ..core.sites import masked_sites, sparse_sites
 from ..core.distributed import is_sharded
-from ..core.sparsify import sparsified_or_undone
+from ..core.sparsify import mask_grads_, sparsified_or_undone
 from ..core.commit import _optimizers
 from ..methods.dynamic import SparseUpdater, dynamic_updater
 from ..methods.prune import PruningUpdater
@@ -20,7 +20,6 @@ from ..methods.rewire import finite_grads
 from .history import SparsityHistory
 from .compact import CompactSteps, compact_refusal
 from ..ops.spmm import CompactGradView
-from ..ops.masks import mask_
 
 
 # %% auto #0
@@ -92,7 +91,8 @@ _ZERO_KEEPING = {'allreduce_hook', 'fp16_compress_hook', 'bf16_compress_hook', '
 
 def _lossy_comm(model) -> bool:
     "Whether `model` is a `DistributedDataParallel` with a communication hook (PowerSGD's low-rank sums) that may leave nonzero gradients where every process's were masked to zero"
-    return any(getattr(h, '__name__', None) not in _ZERO_KEEPING for h, _ in (getattr(model, '_comm_hooks', None) or ()))
+    hooks = model.__dict__.get('_comm_hooks')       # read every step: a plain dict lookup, no Module.__getattr__ miss
+    return bool(hooks) and any(getattr(h, '__name__', None) not in _ZERO_KEEPING for h, _ in hooks)
 
 def _torch_rng() -> dict:
     "PyTorch's generators' states (the CPU's, and each GPU's once CUDA is in use): what random growth draws from"
@@ -206,9 +206,7 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
         if not skipped:
             skip = self.updater.before_step(float(pct_train))       # `True`: skip it (skip_gradients); may refuse
             if not skip and _lossy_comm(self.model):        # masked by the hooks before the sums, dense after them
-                for s in self.updater.sites:
-                    g = s.weight.grad
-                    if g is not None and type(g) is not CompactGradView and not s.record.dense_grad: mask_(g, s.mask)
+                mask_grads_([s for s in self.updater.sites if type(s.weight.grad) is not CompactGradView and not s.record.dense_grad])
             if not skip:
                 if self.compact is not None: self.compact.step()
                 try:        # LBFGS re-evaluates the closure itself; the others step on the gradients there are
