@@ -7,7 +7,7 @@ Docs: https://fastsparse.github.io/fastsparse/core.flops.html.md"""
 # %% ../../nbs/02g_core.flops.ipynb #7aee1bc2
 from __future__ import annotations
 import torch, torch.nn as nn
-from .sites import Site, TransformersConv1D
+from .sites import Site, TransformersConv1D, TransformersExperts, _expert_pnames
 
 # %% auto #0
 __all__ = ['trace_positions', 'layer_flops', 'count_flops', 'step_flops']
@@ -37,14 +37,26 @@ def _positions(m, inp, out):
 
 def _flop_modules(model):
     return [m for m in model.modules() if isinstance(m, (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d, *_CONV_T,
-                                                         nn.MultiheadAttention, nn.RNNBase, TransformersConv1D))]
+                                                         nn.MultiheadAttention, nn.RNNBase, TransformersConv1D,
+                                                         TransformersExperts))]
+
+def _routed_counts(m, args, kwargs) -> torch.Tensor:
+    """How many tokens a call of the stacked-experts layer `m` routes to each expert: from its first integer argument,
+    the experts chosen for each token, or, when it takes none (Llama 4's), its rows shared out evenly (every token runs through every expert)"""
+    n, ts = m._parameters[_expert_pnames(m)[0]].shape[0], [t for t in (*args, *kwargs.values()) if isinstance(t, torch.Tensor)]
+    ids = next((t.reshape(-1) for t in ts if not t.is_floating_point()), None)
+    if ids is None: x = ts[0]; return torch.full((n,), x.numel() / x.shape[-1] / n, dtype=torch.float64)
+    return torch.bincount(ids[(ids >= 0) & (ids < n)].long(), minlength=n).double().cpu()
 
 def trace_positions(model:nn.Module, xb) -> dict:
     "Run `model` on `xb` and return, per FLOP-counting module, its positions per sample"
     mha_children = {id(m.out_proj) for m in model.modules() if isinstance(m, nn.MultiheadAttention)}
     mods = [m for m in _flop_modules(model) if id(m) not in mha_children]
     pos, bs = {}, _batch_size(tuple(xb) if isinstance(xb, (tuple, list)) else xb if isinstance(xb, dict) else (xb,))   # (its arguments)
-    hs = [m.register_forward_hook(lambda m, i, o: pos.__setitem__(m, pos.get(m, 0) + _positions(m, i, o))) for m in mods]
+    add = lambda m, p: pos.__setitem__(m, pos.get(m, 0) + p)
+    hs = [m.register_forward_pre_hook(lambda m, a, kw: add(m, _routed_counts(m, a, kw)), with_kwargs=True)
+          if isinstance(m, TransformersExperts) else            # stacked experts: a count of tokens per expert
+          m.register_forward_hook(lambda m, i, o: add(m, _positions(m, i, o))) for m in mods]
     try:
         with torch.no_grad():       # a tuple: positional arguments; a dict: keyword arguments (a transformers batch)
             model(*xb) if isinstance(xb, (tuple, list)) else model(**xb) if isinstance(xb, dict) else model(xb)
@@ -59,12 +71,21 @@ def _weights(m):
         return [(m, p) for p in ('in_proj_weight', 'q_proj_weight', 'k_proj_weight', 'v_proj_weight')
                 if getattr(m, p, None) is not None] + [(m.out_proj, 'weight')]
     if isinstance(m, nn.RNNBase): return [(m, p) for p, _ in m.named_parameters(recurse=False) if p.startswith('weight_')]
+    if isinstance(m, TransformersExperts): return [(m, p) for p in _expert_pnames(m)]
     return [(m, 'weight')]
 
 def layer_flops(positions:dict, sparse:bool=True) -> tuple:
     "(dense, sparse) forward FLOPs per sample from `trace_positions`"
     dense = sp = 0.
     for m, p in positions.items():
+        if isinstance(p, torch.Tensor):         # stacked experts: the tokens each expert took, times its own kept weights
+            for name in _expert_pnames(m):
+                w, site, n = getattr(m, name), Site(name, m, name, m), len(p)
+                kept = site.mask.reshape(n, -1).sum(1).double().cpu() if (sparse and site.is_masked) else w[0].numel()
+                dense += 2 * float(p.sum()) * w[0].numel(); sp += 2 * float((p * kept).sum())
+                b = getattr(m, name + '_bias', None)
+                if isinstance(b, torch.Tensor): dense += float(p.sum()) * b[0].numel(); sp += float(p.sum()) * b[0].numel()
+            continue
         for owner, name in _weights(m):
             w, site = getattr(owner, name), Site(name, owner, name, m)
             nnz = int(site.mask.count_nonzero()) if (sparse and site.is_masked) else w.numel()

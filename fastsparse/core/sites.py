@@ -14,8 +14,8 @@ from ..ops.masks import pack_mask, unpack_mask
 from ..ops.select import _flatnonzero
 
 # %% auto #0
-__all__ = ['DEFAULT_SPARSE_TYPES', 'SparseRecord', 'Site', 'TransformersConv1D', 'lm_heads', 'sparse_sites', 'masked_sites',
-           'sparseable_modules', 'sparse_params']
+__all__ = ['DEFAULT_SPARSE_TYPES', 'SparseRecord', 'Site', 'TransformersConv1D', 'TransformersExperts', 'lm_heads',
+           'sparse_sites', 'masked_sites', 'sparseable_modules', 'sparse_params']
 
 # %% ../../nbs/02a_core.sites.ipynb #f63b4c6c
 _LAYOUTS = ('bool', 'packed')
@@ -88,24 +88,34 @@ def _record_from_buffers(site) -> SparseRecord:
 
 class Site:
     "A sparse weight: `owner.<pname>`, named `name` in the model, enforced before each module in `users` runs its forward"
-    def __init__(self, name:str, owner:nn.Module, pname:str, user:nn.Module, users:list|None=None, perm:tuple|None=None):
-        self.name, self.owner, self.pname, self.perm = name, owner, pname, perm
-        self.users = list(users) if users else [user]
+    def __init__(self, name:str, owner:nn.Module, pname:str, user:nn.Module, users:list|None=None, perm:tuple|None=None,
+                 stacked:bool=False):
+        self.name, self.owner, self.pname, self.perm, self.stacked = name, owner, pname, perm, stacked
+        self.users = list(users) if users else [user]      # `stacked`: one (experts, ..., ...) tensor holds each expert's weight
     @property
     def user(self) -> nn.Module: "The first module whose forward uses the weight"; return self.users[0]
     @user.setter
     def user(self, m:nn.Module): self.users[0] = m
     def out_major(self, t:torch.Tensor) -> torch.Tensor:
-        "`t` (shaped like the weight) as a view with outputs first and inputs second, the way `nn.Linear` stores them"
-        return t if self.perm is None else t.permute(*self.perm)
+        """`t` (shaped like the weight) with outputs first and inputs second, the way `nn.Linear` stores them (a view, but
+        for stacked experts stored inputs first: their (experts * outputs, inputs) rows are then a copy)"""
+        if self.perm is None: return t
+        t = t.permute(*self.perm)
+        return t.flatten(0, 1) if self.stacked else t
     def from_out_major(self, t:torch.Tensor) -> torch.Tensor:
         "Undo `out_major`: a contiguous tensor shaped like the weight"
         if self.perm is None: return t
+        if self.stacked: w = self.weight.shape; t = t.reshape(*(w[d] for d in self.perm))
         inv = [0] * len(self.perm)
         for i, d in enumerate(self.perm): inv[d] = i
         return t.permute(*inv).contiguous()
     @property
     def weight(self) -> torch.Tensor: return getattr(self.owner, self.pname)
+    @property
+    def layer_shape(self) -> tuple:
+        "The shape of one layer's weight: the weight's, or one expert's (outputs, inputs) when experts are stacked"
+        s = tuple(self.weight.shape)
+        return (s[self.perm[1]], s[self.perm[2]]) if self.stacked else s
     @property
     def packed(self) -> bool:
         "Whether the mask is stored packed, in `<pname>_mask_bits`"
@@ -180,8 +190,29 @@ class TransformersConv1D(metaclass=_ByName):
     "transformers' `Conv1D` (GPT-2's linear layer, its weight stored inputs first), matched without importing transformers"
     _name, _package = 'Conv1D', 'transformers'
 
+_EXPERT_PNAMES = ('gate_up_proj', 'up_proj', 'down_proj')
+
+def _experts_transposed(m:nn.Module) -> bool|None:
+    """None unless `m` is a transformers mixture-of-experts layer holding each expert's projections stacked in 3D
+    tensors (transformers 5's `use_experts_implementation` classes, and Llama 4's); else whether they are stored inputs first"""
+    if not type(m).__module__.startswith('transformers.'): return None
+    t = m.__dict__.get('is_transposed', True if type(m).__name__ == 'Llama4TextExperts' else None)
+    return None if t is None or not _expert_pnames(m) else bool(t)
+
+def _expert_pnames(m:nn.Module) -> list:
+    return [k for k in _EXPERT_PNAMES if isinstance(m._parameters.get(k), torch.Tensor) and m._parameters[k].dim() == 3]
+
+class _StackedExperts(type):
+    "A stand-in class that `isinstance` matches by what a module holds, so transformers need not be imported"
+    def __instancecheck__(cls, obj): return isinstance(obj, nn.Module) and _experts_transposed(obj) is not None
+    def __repr__(cls): return "<transformers' stacked experts>"
+
+class TransformersExperts(metaclass=_StackedExperts):
+    """A transformers mixture-of-experts layer whose experts' projections are stacked 3D tensors (`gate_up_proj`,
+    `up_proj`, `down_proj`: Mixtral, Qwen3-MoE, DeepSeek, gpt-oss, Llama 4 and the others of transformers 5)"""
+
 DEFAULT_SPARSE_TYPES = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d,
-                        nn.ConvTranspose1d, nn.ConvTranspose2d, nn.ConvTranspose3d, TransformersConv1D)
+                        nn.ConvTranspose1d, nn.ConvTranspose2d, nn.ConvTranspose3d, TransformersConv1D, TransformersExperts)
 
 def _mha_pnames(m:nn.MultiheadAttention):
     return ['in_proj_weight'] if m.in_proj_weight is not None else ['q_proj_weight', 'k_proj_weight', 'v_proj_weight']
@@ -234,6 +265,11 @@ class _FastaiWeightDropout(metaclass=_ByName):
     "fastai's `WeightDropout` (AWD-LSTM's hidden-to-hidden weights), matched without importing fastai's text models"
     _name, _package = 'WeightDropout', 'fastai'
 
+def _expert_sites(name:str, m:nn.Module) -> list:
+    "The sites of a stacked-experts layer: one per projection, shaped (experts, outputs, inputs), or inputs first if transposed"
+    perm = (0, 2, 1) if _experts_transposed(m) else (0, 1, 2)
+    return [Site(_join(name, k), m, k, m, perm=perm, stacked=True) for k in _expert_pnames(m)]
+
 def _module_sites(name, m, types, moved=()):
     "The sites of module `m`, or `None` when `m` is not sparsified itself; `moved`: its weights that a `WeightDropout` holds"
     if isinstance(m, _FastaiWeightDropout):     # it holds the wrapped layer's weights as `<name>_raw`, and computes them from those
@@ -242,6 +278,7 @@ def _module_sites(name, m, types, moved=()):
         return [_weight_site(name, m, p) for p in _mha_pnames(m)] + [_weight_site(_join(name, 'out_proj'), m.out_proj, user=m)]
     if isinstance(m, nn.RNNBase):
         return [_weight_site(name, m, p) for p, _ in m.named_parameters(recurse=False) if p.startswith('weight_')]
+    if isinstance(m, TransformersExperts): return _expert_sites(name, m) if isinstance(m, types) else None
     if isinstance(m, types) and 'weight' not in moved: return [_weight_site(name, m)]
 
 def _holders(model:nn.Module) -> dict:
@@ -366,6 +403,9 @@ def masked_sites(model:nn.Module) -> list:
             if not (p and isinstance(getattr(m, p, None), torch.Tensor)) or _torch_pruned(m, p): continue   # torch's pruning: not ours
             if users is None: users = _users(model)
             us = sorted(users.get(id(getattr(m, p))) or [m], key=lambda u: isinstance(u, nn.Embedding))  # a tied head first
+            if p in _expert_pnames(m) and isinstance(m, TransformersExperts):
+                sites.append(Site(_join(name, p), m, p, None, users=us, perm=(0, 2, 1) if _experts_transposed(m) else (0, 1, 2),
+                                  stacked=True)); continue
             perm = (1, 0) if any(isinstance(u, TransformersConv1D) for u in us) else None   # stored (in, out)
             sites.append(Site(_join(name, p), m, p, None, users=us, perm=perm))
     return sites

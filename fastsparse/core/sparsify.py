@@ -13,7 +13,7 @@ from torch.nn.utils import parametrize
 from fastcore.basics import listify
 from ..ops.masks import mask_, pack_mask, sparse_mask_like
 from ..sparsity.patterns import get_pattern, nm_sparsity, Channel
-from ..sparsity.distributions import get_distribution, layer_sparsities, uniform_sparsity, _check_names, _check_sparsity
+from ..sparsity.distributions import get_distribution, layer_sparsities, uniform_sparsity, distribution_params, _check_names, _check_sparsity
 from .hooks import enforce_masks, SparseHooks, _get_model, _mask_grad_, remove_sparse_hooks
 from .compute import COMPUTE_MODES, set_compute
 from .distributed import is_sharded, sync_sites_, unsharded
@@ -220,7 +220,7 @@ def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, 
         bad = [(st.name, x) for st, x in zip(sites, sparsities) if fixed is not None and x and abs(x - fixed) > 1e-9]
         if bad: raise ValueError(f"the {get_pattern(pattern)} pattern gives every sparse layer the sparsity {fixed:g}, but "
                                  f"the dict gives {bad[0][0]} {bad[0][1]:g}: give {fixed:g}, or 0 to leave the layer dense")
-    else: sparsities = list(sparse_f([st.weight for st in sites], s))
+    else: sparsities = list(sparse_f(distribution_params(sites, sparse_f), s))
     if len(sparsities) != len(sites) or not all(0. <= float(x) <= 1. for x in sparsities):
         raise ValueError(f"{_dist_name(sparse_f)} must return one sparsity in [0, 1] per weight ({len(sites)}); "
                          f"it returned {sparsities}")
@@ -239,7 +239,10 @@ def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, 
                 _register_mask(st, mask, packed, sparsity=float(sp), pattern=pat_name if sp > 0 else 'unstructured',
                                source=src + (f"; {mv} kept weight{'s' * (mv > 1)} moved "
                                "so that every normalised row keeps one" if mv else '') + (f"; {_DEPTHWISE}" if a and not sp else ''))
-                if sparse_init_mode: sparse_init_(st.out_major(w.data), st.out_major(mask), sparse_init_mode)
+                if sparse_init_mode and st.stacked:       # (stored inputs first, its rows are a copy: written back)
+                    rows = st.out_major(w.data); sparse_init_(rows, st.out_major(mask), sparse_init_mode)
+                    w.data.copy_(st.from_out_major(rows))
+                elif sparse_init_mode: sparse_init_(st.out_major(w.data), st.out_major(mask), sparse_init_mode)
                 else:
                     with torch.no_grad(): mask_(w.data, mask)
             sync_sites_(sites)    # several processes: all take process 0's masks and weights (one process: nothing)

@@ -6,7 +6,7 @@ Docs: https://fastsparse.github.io/fastsparse/methods.oneshot.html.md"""
 
 # %% ../../nbs/03e_methods.oneshot.ipynb #1fa1d0d5
 from __future__ import annotations
-import math, time
+import math, time, warnings
 from contextlib import contextmanager
 import torch, torch.nn as nn
 import pandas as pd
@@ -17,7 +17,7 @@ from ..sparsity.distributions import layer_sparsities, _nm_dense
 from ..sparsity.patterns import get_pattern, nm_sparsity, NM, Unstructured
 from ..core.hooks import SparseHooks, _get_model
 from ..core.report import record_update
-from ..core.sites import DEFAULT_SPARSE_TYPES, lm_heads, masked_sites, sparse_sites, TransformersConv1D
+from ..core.sites import DEFAULT_SPARSE_TYPES, lm_heads, masked_sites, sparse_sites, TransformersConv1D, _experts_transposed
 from ..core.sparsify import sparsify_model
 from ..core.commit import zero_opt_state_, commit_mask_
 
@@ -346,12 +346,53 @@ def _collect(part:list, hessian:bool) -> tuple:
             if st.n == 0: stats[name] = last[1]; return          # the first input: from now on, share that one
         st.add(x)
         last[:] = x, st, name
+    routed = {}                                                # {id: (stacked-experts layer, its sites in `part`)}
     for s, _ in part:
+        if s.stacked:                                          # one `LayerInputs` per expert
+            stats[s.name] = [LayerInputs(s.layer_shape[1], hessian, s.weight.device) for _ in range(s.weight.shape[0])]
+            routed.setdefault(id(s.owner), (s.owner, []))[1].append(s); continue
         stats[s.name] = LayerInputs(s.out_major(s.weight).shape[1], hessian, s.weight.device)
         for u in s.users:
             if isinstance(u, nn.Embedding): continue      # a head tied to the token embedding: the lookups are no input
             handles.append(u.register_forward_pre_hook(lambda m, a, name=s.name: take(name, a[0])))
+    def on_experts(m, args, kwargs, ss):
+        got = _expert_inputs(m, args, kwargs)
+        for s in ss:
+            for st, x in zip(stats[s.name], got[s.pname]):
+                if len(x): st.add(x)
+    for m, ss in routed.values():
+        handles.append(m.register_forward_pre_hook(lambda m, a, kw, ss=ss: on_experts(m, a, kw, ss), with_kwargs=True))
     return stats, handles
+
+def _calibratable(m:nn.Module) -> bool:
+    "Whether `_expert_inputs` knows how the stacked-experts layer `m` computes (transformers 5's `use_experts_implementation` layers, Llama 4's)"
+    if type(m).__name__ == 'Llama4TextExperts': return True
+    return (all(isinstance(m.__dict__.get(k), bool) for k in ('has_gate', 'has_bias', 'is_transposed'))
+            and callable(getattr(m, '_apply_gate' if m.has_gate else 'act_fn', None)))
+
+def _gated(m:nn.Module, h:torch.Tensor) -> torch.Tensor:
+    "What the stacked-experts layer `m` makes of an expert's up (or gate and up) projection `h`: its down projection's input"
+    if not isinstance(m.__dict__.get('has_gate'), bool): gate, up = h.chunk(2, dim=-1); return m.act_fn(gate) * up   # Llama 4's
+    return m._apply_gate(h) if m.has_gate else m.act_fn(h)
+
+def _expert_inputs(m:nn.Module, args:tuple, kwargs:dict) -> dict:
+    """{projection name: [expert e's inputs, for each e]} in one call of a stacked-experts layer: the tokens routed to
+    each expert, for its (gate and) up projection, and what its gate makes of them, for its down projection"""
+    ts = [t for t in (*args, *kwargs.values()) if isinstance(t, torch.Tensor)]
+    x = next(t for t in ts if t.is_floating_point())                       # (tokens, dim): the hidden states
+    x = x.reshape(-1, x.shape[-1])
+    ids = next((t for t in ts if not t.is_floating_point()), None)          # (tokens, k): the experts chosen
+    up = 'up_proj' if m.__dict__.get('has_gate') is False else 'gate_up_proj'
+    W, b = getattr(m, up), getattr(m, up + '_bias') if m.__dict__.get('has_bias') else None
+    out, transposed = {up: [], 'down_proj': []}, _experts_transposed(m)
+    for e in range(W.shape[0]):
+        if ids is None:         # Llama 4's: every expert's rows of every token, those not routed to it zero
+            xe = x.view(W.shape[0], -1, x.shape[-1])[e]; xe = xe[xe.ne(0).any(-1)]
+        else: xe = x[(ids.reshape(x.shape[0], -1) == e).any(-1)]
+        h = xe @ W[e] if transposed else xe @ W[e].t()
+        if b is not None: h = h + b[e]
+        out[up].append(xe); out['down_proj'].append(_gated(m, h))
+    return out
 
 def _with_hidden(args:tuple, kwargs:dict, h:torch.Tensor) -> tuple:
     "(args, kwargs) of a block call with its hidden states (the first argument, or the `hidden_states` keyword) replaced by `h`"
@@ -359,13 +400,29 @@ def _with_hidden(args:tuple, kwargs:dict, h:torch.Tensor) -> tuple:
     key = 'hidden_states' if 'hidden_states' in kwargs else next(k for k, v in kwargs.items() if isinstance(v, torch.Tensor))
     return args, {**kwargs, key: h}
 
+def _prune(w:torch.Tensor, sp:float, method:str, pat, stats, blocksize:int, damp:float) -> tuple:
+    "(new weights, or None where they stay, and the mask) of one layer's weight `w` (out, in)"
+    if method == 'magnitude': return None, pat.mask(w.abs(), sp)
+    if method == 'wanda': return None, wanda_mask(w, stats.norms, sp, pat)
+    return sparsegpt_prune(w, stats.hessian, sp, pat, blocksize, damp)
+
 def _apply(site, sp:float, method:str, pat, stats, blocksize:int, damp:float, opt=None):
     "Prune one weight: its mask (and with SparseGPT its kept weights) written in place, its record updated"
     w = site.out_major(site.weight.detach())
-    new = None
-    if method == 'magnitude': mask = pat.mask(w.abs(), sp)
-    elif method == 'wanda': mask = wanda_mask(w, stats.norms, sp, pat)
-    else: new, mask = sparsegpt_prune(w, stats.hessian, sp, pat, blocksize, damp)
+    if site.stacked:           # each expert pruned as a layer of its own, on the tokens routed to it
+        n = site.weight.shape[0]; rows, blind = w.shape[0] // n, []
+        ws = [w[e * rows:(e + 1) * rows] for e in range(n)]
+        for e in range(n):
+            if stats is not None and not stats[e].n: blind.append(e)
+        done = [_prune(we, sp, 'magnitude' if e in blind else method, pat, None if stats is None else stats[e], blocksize, damp)
+                for e, we in enumerate(ws)]
+        mask = torch.cat([m for _, m in done])
+        new = torch.cat([we if nw is None else nw for we, (nw, _) in zip(ws, done)]) if method == 'sparsegpt' else None
+        if blind:
+            warnings.warn(f"{site.name}: no calibration token was routed to expert{'s' * (len(blind) > 1)} "
+                          f"{', '.join(map(str, blind))}, pruned by magnitude instead of {method}; calibrate on more "
+                          "tokens to reach every expert", RuntimeWarning)
+    else: new, mask = _prune(w, sp, method, pat, stats, blocksize, damp)
     mask = site.from_out_major(mask)
     if new is not None:
         with torch.no_grad(): site.weight.data.copy_(site.from_out_major(new))    # SparseGPT's updated kept weights
@@ -419,7 +476,12 @@ def prune_oneshot(model, sparsity:float|None=None, method:str='wanda', pattern='
         try: pat.check(s.out_major(s.weight).shape)
         except ValueError as e:
             raise ValueError(f"{s.name}: {e}; leave that layer dense with exclude=[{s.name.rpartition('.')[0]!r}]") from None
-        if method in CALIBRATED and not (isinstance(s.user, (nn.Linear, TransformersConv1D)) and   # a tied head: its
+        if method in CALIBRATED and s.stacked and not _calibratable(s.owner):
+            raise TypeError(f"{s.name} belongs to a {type(s.owner).__name__}, whose experts fastsparse cannot calibrate "
+                            f"(it reads each expert's inputs in layers that take the tokens and the experts chosen for them, as "
+                            f"transformers 5's Mixtral, Qwen3-MoE and gpt-oss do); prune it by magnitude, or leave it dense with "
+                            f"exclude=[{s.name.rpartition('.')[0]!r}]")
+        if method in CALIBRATED and not s.stacked and not (isinstance(s.user, (nn.Linear, TransformersConv1D)) and   # a tied head: its
                 all(isinstance(u, (nn.Linear, TransformersConv1D, nn.Embedding)) for u in s.users)):   # inputs, not the lookups
             bad = next(u for u in s.users if not isinstance(u, (nn.Linear, TransformersConv1D)))
             raise TypeError(f"{s.name} belongs to a {type(bad).__name__}: {method} reads the inputs of Linear and "
@@ -460,7 +522,8 @@ def prune_oneshot(model, sparsity:float|None=None, method:str='wanda', pattern='
                             for b in bs: _run(model, b)
                     finally:
                         for h in handles: h.remove()
-                    held = _nbytes(xs or []) + sum(st.nbytes for st in {id(st): st for st in stats.values()}.values())
+                    every = [st for v in stats.values() for st in (v if isinstance(v, list) else [v])]   # (one per expert)
+                    held = _nbytes(xs or []) + sum(st.nbytes for st in {id(st): st for st in every}.values())
                 for s, sp in part: _apply(s, sp, method, pat, stats.get(s.name), blocksize, damp, opt)
                 del stats
                 if kind == 'block' and xs is not None:      # the next block's inputs: this block's outputs, pruned

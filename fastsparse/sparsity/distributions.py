@@ -11,7 +11,7 @@ from .patterns import NM
 
 # %% auto #0
 __all__ = ['DISTRIBUTIONS', 'uniform_sparsity', 'first_layer_dense_uniform', 'erdos_renyi_sparsity', 'get_distribution',
-           'layer_sparsities']
+           'StackedLayers', 'distribution_params', 'layer_sparsities']
 
 # %% ../../nbs/01b_sparsity.distributions.ipynb #fee045a2
 def _check_sparsity(model_sparsity):
@@ -35,13 +35,13 @@ def first_layer_dense_uniform(params:list, model_sparsity:float) -> list:
 # %% ../../nbs/01b_sparsity.distributions.ipynb #bef56c61
 def erdos_renyi_sparsity(params:list, model_sparsity:float, include_kernel:bool=True, erk_power_scale:float=1.0) -> list:
     "Erdos-Renyi(-Kernel) sparsities: denser layers where there are fewer connections per unit"
-    shapes = [tuple(p.shape) for p in params]
+    shapes, counts = [tuple(p.shape) for p in params], [p.numel() for p in params]     # (stacked experts: one's shape, all's count)
     def raw(s): return (sum(s) / math.prod(s)) ** erk_power_scale if include_kernel else (s[0] + s[1]) / (s[0] * s[1])
-    density, dense = 1. - model_sparsity, {i for i, s in enumerate(shapes) if not math.prod(s)}   # empty: nothing to keep
+    density, dense = 1. - model_sparsity, {i for i, n in enumerate(counts) if not n}   # empty: nothing to keep
     while True:
-        keep = sum(math.prod(s) * density for i, s in enumerate(shapes) if i not in dense)
-        keep -= sum(math.prod(s) * model_sparsity for i, s in enumerate(shapes) if i in dense)
-        divisor = sum(raw(s) * math.prod(s) for i, s in enumerate(shapes) if i not in dense)
+        keep = sum(n * density for i, n in enumerate(counts) if i not in dense)
+        keep -= sum(n * model_sparsity for i, n in enumerate(counts) if i in dense)
+        divisor = sum(raw(s) * n for i, (s, n) in enumerate(zip(shapes, counts)) if i not in dense)
         if not divisor: break
         eps = keep / divisor
         probs = {i: eps * raw(s) for i, s in enumerate(shapes) if i not in dense}
@@ -61,6 +61,17 @@ def get_distribution(spec):
     if callable(spec): return spec
     if isinstance(spec, str) and spec in DISTRIBUTIONS: return DISTRIBUTIONS[spec]
     raise ValueError(f"unknown sparsity distribution {spec!r}; use one of {', '.join(DISTRIBUTIONS)} or a function f(params, sparsity)")
+
+class StackedLayers:
+    "What a built-in distribution sees of a weight that stacks several layers of one shape (a mixture of experts' projections)"
+    def __init__(self, weight, shape): self.weight, self.shape = weight, tuple(shape)   # one layer's shape
+    def numel(self) -> int: return self.weight.numel()                                # every layer's weights
+    def __repr__(self): return f"StackedLayers({self.numel() // max(math.prod(self.shape), 1)} x {self.shape})"
+
+def distribution_params(sites:list, f) -> list:
+    "What the distribution `f` is given for `sites`: their weights; for a built-in one, a stacked weight as its layers"
+    builtin = any(f is g for g in DISTRIBUTIONS.values())
+    return [StackedLayers(s.weight, s.layer_shape) if builtin and getattr(s, 'stacked', False) else s.weight for s in sites]
 
 # %% ../../nbs/01b_sparsity.distributions.ipynb #af43ae8b
 def _module_name(site): return site.name.rpartition('.')[0] if site.pname == 'weight' else site.name
@@ -96,7 +107,8 @@ def layer_sparsities(sites:list, sparsity, distribution='uniform', exclude=()) -
     if all(dense) and sites:
         raise ValueError("every sparse layer is excluded: nothing to prune; leave at least one layer out of `exclude`")
     if callable(distribution) or (isinstance(distribution, str) and distribution in DISTRIBUTIONS and distribution != 'uniform'):
-        sps = iter(get_distribution(distribution)([s.weight for s, d in zip(sites, dense) if not d], _check_sparsity(sparsity)))
+        f = get_distribution(distribution)
+        sps = iter(f(distribution_params([s for s, d in zip(sites, dense) if not d], f), _check_sparsity(sparsity)))
         return [None if d else float(next(sps)) for d in dense]
     out = []
     for s, d in zip(sites, dense):
