@@ -142,6 +142,12 @@ def sparse_lora(model:nn.Module) -> nn.Module:
         site = bases.get(id(base))
         if site is None:
             hit = next((s for s in sites if any(base is u for u in s.users)), None)
+            if hit is not None and type(m).__name__ == 'ParamWrapper':     # LoraConfig(target_parameters=...): a mixture's experts
+                hit = next((s for s in sites if s.owner is base and s.pname == m.parameter_name), hit)
+                raise TypeError(f"{n}: LoRA on the parameter {m.parameter_name} (LoraConfig(target_parameters=...)) adds a dense "
+                                f"update to the masked {hit.name}, which sparse LoRA does not mask; leave it out of "
+                                "target_parameters and adapt the layers around it (target_modules, e.g. the attention's "
+                                "projections)")
             if hit is not None:
                 raise TypeError(f"{n}: the weight of its base layer is computed from the masked {hit.name}, which sparse "
                                 f"LoRA does not mask; leave {n.rpartition('.')[2]} out of LoraConfig(target_modules=...)")

@@ -215,6 +215,23 @@ class _Run:
 SPARSE_STATE_NAME = 'fastsparse_state.pt'            # in a Trainer checkpoint folder: the method's place in its schedule
 _STATE_FORMAT = 'fastsparse-trainer-1'
 
+def _saved_names(folder:Path) -> set|None:
+    "The tensor names of the weights a Trainer checkpoint `folder` holds in safetensors (one file or shards), or None"
+    from safetensors import safe_open
+    index, one = folder/'model.safetensors.index.json', folder/'model.safetensors'
+    if index.is_file(): return set(json.loads(index.read_text()).get('weight_map', {}))
+    if not one.is_file(): return None
+    with safe_open(str(one), 'pt') as f: return set(f.keys())
+
+def _not_loaded(folder:Path, name:str, model) -> ValueError:
+    "The error for a masked weight the Trainer did not load: its checkpoint stores it under other names"
+    return ValueError(
+        f"the Trainer did not load {name} from {folder}: its weights file holds no tensor of that name. transformers "
+        "saves a mixture of experts' stacked projections in their per-expert layout (experts.0.w1.weight, ...), and its "
+        "Trainer loads a checkpoint without converting them back (huggingface/transformers#48805), leaving them as the "
+        f"model had them. Build the model with {type(model).__name__}.from_pretrained({str(folder)!r}), which converts "
+        "them, and resume from the same checkpoint: the run then goes on exactly")
+
 def _read_resume(cb, folder:Path, state, model) -> dict:
     "What a resumed run needs from its checkpoint `folder`, read and checked against the model the Trainer loaded; nothing applied"
     masks, sfile = folder/SPARSE_MASKS_NAME, folder/SPARSE_STATE_NAME
@@ -232,13 +249,15 @@ def _read_resume(cb, folder:Path, state, model) -> dict:
         raise ValueError(f"{sfile} was saved at optimizer step {d['global_step']}, and the Trainer resumes at step "
                          f"{state.global_step}: the folder holds the files of two checkpoints")
     from safetensors.torch import load_file
-    params = dict(model.named_parameters(remove_duplicate=False))
+    params, saved = dict(model.named_parameters(remove_duplicate=False)), None
     for k, v in load_file(str(masks)).items():          # the weights the Trainer loaded hold the zeros of these masks
         e = _mask_entry(k)
         w = params.get(e[0]) if e else None
         if w is None: continue                          # `load_safetensors` says what does not fit
         m = unpack_mask(v, w.shape) if e[1] else v
         if m.shape == w.shape and bool((w.detach()[~m.to(w.device)] != 0).any()):
+            saved = _saved_names(folder) if saved is None else saved
+            if saved is not None and e[0] not in saved: raise _not_loaded(folder, e[0], model)
             raise ValueError(f"the weights the Trainer loaded are not zero where the masks of {masks} are off ({e[0]}): "
                              "those masks belong to another checkpoint")
     return dict(masks=masks, updater=d['updater'], taken=int(d['taken']))
