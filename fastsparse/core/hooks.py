@@ -79,7 +79,7 @@ class _EnforceHook:
 
     def _setup(self):
         "The layers' tensors looked up (at the first call: a copy's modules are complete by then), and their gradient hooks"
-        self.refs = [(o._parameters, p, o._buffers, p + '_mask') for o, p in self.targets]
+        self.refs = [(o._parameters, p, o._buffers, p + '_mask', o) for o, p in self.targets]
         self.recs = [(_records(o), p) for o, p in self.targets]
         self.seen = [None] * len(self.refs)
         if not self.copied: return                           # the original's weights got theirs with it
@@ -91,9 +91,10 @@ class _EnforceHook:
                 w.register_post_accumulate_grad_hook(_GradHook(o, p))      # a copied weight: its hook was not copied
 
     @staticmethod
-    def current(params, pname, buffers, mname):
+    def current(params, pname, buffers, mname, owner):
         "(weight, mask buffer as stored, the key that says whether they changed)"
-        w, m = params[pname], buffers.get(mname)
+        w, m = params.get(pname), buffers.get(mname)
+        if w is None: w = owner.parametrizations[pname].original   # parametrized for the call (PEFT's LoRA on a parameter)
         if m is None: m = buffers[mname + '_bits']                # a packed mask
         return w, m, (w._version, m._version, m.data_ptr() if type(m) is torch.Tensor else id(m), id(w))
 

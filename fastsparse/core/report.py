@@ -11,7 +11,7 @@ from torch.nn.utils import parametrize
 import pandas as pd
 from ..ops.masks import n_ones
 from .hooks import _get_model
-from .sites import DEFAULT_SPARSE_TYPES, masked_sites, _aliases, _computed, _DENSE, _join, _torch_pruned
+from .sites import DEFAULT_SPARSE_TYPES, masked_sites, lm_heads, _aliases, _computed, _DENSE, _HEAD_DENSE, _join, _routers, _ROUTER_DENSE, _torch_pruned
 from .sparsify import _parametrized_name, _DEPTHWISE
 
 # %% auto #0
@@ -71,12 +71,17 @@ def _dense_weights(model:nn.Module, masked:set) -> list:
                 if w.dim() > 1: out.append((_join(name, k), m, w))
     return out
 
-def _dense_reason(model, name, m) -> str:
-    why = model.__dict__.get(_DENSE, {}).get(name)
+def _dense_reason(model, name, m, known:dict|None=None) -> str:
+    "Why the weight `name` of module `m` is dense; `known`: {id(module): reason} for modules dense by rule (a model loaded without the reasons)"
+    why = model.__dict__.get(_DENSE, {}).get(name) or (known or {}).get(id(m))
     if name.endswith('_orig') and _torch_pruned(m, name.rpartition('.')[2][:-5]):     # whatever the model's record says
         return "pruned by torch.nn.utils.prune, which fastsparse does not train (torch.nn.utils.prune.remove hands it over)"
     if why: return why
-    return 'not sparsified' if isinstance(m, DEFAULT_SPARSE_TYPES) else f"type not selected ({type(m).__name__})"
+    if isinstance(m, DEFAULT_SPARSE_TYPES): return 'not sparsified'
+    pname = name.rpartition('.')[2]; w = getattr(m, pname, None)
+    if pname != 'weight' or (isinstance(w, torch.Tensor) and w.dim() > 2 and not isinstance(m, nn.modules.conv._ConvNd)):
+        return f"{type(m).__name__}'s {pname}, not the weight of a layer fastsparse knows how to mask"   # (`types=` cannot select it)
+    return f"type not selected ({type(m).__name__})"
 
 def _shrink_note(s, rec) -> str:
     "What `shrink=True` cut out of this weight, and why the removed units still in it stay"
@@ -109,10 +114,11 @@ def sparsity_report(model, pattern:str|None=None) -> pd.DataFrame:
                          sparsity=1 - nnz / n, nonzeros=nnz, numel=n, turnover=rec.turnover,
                          total_turnover=rec.total_turnover, ablated=len(rec.ablated), note=note))
     if sites:
+        known = {**{id(h): _HEAD_DENSE for h in lm_heads(model)}, **{i: _ROUTER_DENSE for i in _routers(model)}}
         for name, m, w in _dense_weights(model, {id(s.weight) for s in sites}):
             n, nnz = w.numel(), torch.count_nonzero(w).item()
             also = [a for a in names.get(id(w), []) if a != name]
-            note = f"dense: {_dense_reason(model, name, m)}" + (f"; also {', '.join(also)}" if also else '')
+            note = f"dense: {_dense_reason(model, name, m, known)}" + (f"; also {', '.join(also)}" if also else '')
             rows.append(dict(layer=name, shape=tuple(w.shape), pattern='dense', target_sparsity=0., sparsity=1 - nnz / n,
                              nonzeros=nnz, numel=n, turnover=0, total_turnover=0, ablated=0, note=note))
     df = pd.DataFrame(rows, columns=['layer', 'shape', 'pattern', 'target_sparsity', 'sparsity', 'nonzeros', 'numel',

@@ -111,6 +111,14 @@ class Site:
         return t.permute(*inv).contiguous()
     @property
     def weight(self) -> torch.Tensor: return getattr(self.owner, self.pname)
+    def check_pattern(self, pat):
+        "Raise a clear error, naming this weight and the way out, if it cannot take the pattern `pat` (each expert's weight, when stacked)"
+        try:
+            if self.stacked: pat.check(self.layer_shape)
+            pat.check(self.out_major(self.weight).shape)
+        except ValueError as e:
+            raise ValueError(f"{self.name}{' (each expert)' if self.stacked else ''}: {e}; leave that layer dense with "
+                             f"exclude=[{self.name.rpartition('.')[0]!r}]") from None
     @property
     def layer_shape(self) -> tuple:
         "The shape of one layer's weight: the weight's, or one expert's (outputs, inputs) when experts are stacked"
@@ -196,8 +204,17 @@ def _experts_transposed(m:nn.Module) -> bool|None:
     """None unless `m` is a transformers mixture-of-experts layer holding each expert's projections stacked in 3D
     tensors (transformers 5's `use_experts_implementation` classes, and Llama 4's); else whether they are stored inputs first"""
     if not type(m).__module__.startswith('transformers.'): return None
-    t = m.__dict__.get('is_transposed', True if type(m).__name__ == 'Llama4TextExperts' else None)
+    t = m.__dict__.get('is_transposed')
+    if t is None and type(m).__name__.endswith('Experts'): t = _layout_of(m)   # Llama 4's, Longcat-Flash's: not decorated
     return None if t is None or not _expert_pnames(m) else bool(t)
+
+def _layout_of(m:nn.Module) -> bool|None:
+    """Whether the stacked `gate_up_proj` (gate and up, twice as wide as the down projection's input) and `down_proj` of
+    `m` are stored inputs first, read off their shapes: (E, 2I, H) and (E, H, I), or (E, H, 2I) and (E, I, H)"""
+    gu, dn = m._parameters.get('gate_up_proj'), m._parameters.get('down_proj')
+    if not (isinstance(gu, torch.Tensor) and isinstance(dn, torch.Tensor) and gu.dim() == dn.dim() == 3): return None
+    plain, transposed = gu.shape[2] == dn.shape[1] and gu.shape[1] == 2 * dn.shape[2], gu.shape[1] == dn.shape[2] and gu.shape[2] == 2 * dn.shape[1]
+    return None if plain == transposed else transposed
 
 def _expert_pnames(m:nn.Module) -> list:
     return [k for k in _EXPERT_PNAMES if isinstance(m._parameters.get(k), torch.Tensor) and m._parameters[k].dim() == 3]
@@ -330,15 +347,38 @@ def lm_heads(model:nn.Module) -> list:
         if isinstance(head, nn.Module) and all(head is not h for h in out): out.append(head)
     return out
 
+_ROUTER_NAMES = {'gate', 'router', 'wg', 'gating', 'shared_expert_gate'}
+_ROUTER_DENSE = ("the router of a mixture of experts (it scores the experts for each token): left dense, as one-shot pruning "
+                 "of mixtures of experts leaves it")
+
+def _routers(model:nn.Module) -> dict:
+    """{id(module): name} of the routers of `model`'s mixtures of experts: the modules named as routers beside an
+    `experts` layer (stacked, or a `ModuleList`), whose 2D `weight` gives one score per expert (or one, a shared expert's gate)"""
+    out = {}
+    for pname, P in model.named_modules():
+        ex = P._modules.get('experts')
+        if isinstance(ex, TransformersExperts): n = ex._parameters[_expert_pnames(ex)[0]].shape[0]
+        elif isinstance(ex, nn.ModuleList): n = len(ex)
+        else: continue
+        for name, m in P.named_modules(prefix=pname):
+            rel = name[len(pname):].lstrip('.').split('.')
+            w = m._parameters.get('weight')
+            if (rel[0] != 'experts' and _ROUTER_NAMES & set(rel) and isinstance(w, torch.Tensor) and w.dim() == 2
+                    and w.shape[0] in (n, 1)): out[id(m)] = name
+    return out
+
 def _plan(model:nn.Module, types=DEFAULT_SPARSE_TYPES, exclude=(), prune_head:bool=False) -> tuple:
     "(sites, dense): the sparse sites of `model`, one per tensor, and {name: reason} for the weights left dense"
     types, exclude, found, taken, dense, moved = tuple(listify(types)), listify(exclude), {}, set(), {}, {}
     names = {id(m): n for n, m in model.named_modules()}
     heads, holders = [] if prune_head else lm_heads(model), _holders(model)
     asked = lm_heads(model) if prune_head else []          # heads made sparse on request, tied or not
+    routers = _routers(model)
     for name, m in model.named_modules():
         if any(t == '' or name.startswith(t + '.') for t in taken): continue  # parts of an attention or RNN layer
         excluded = any(fnmatch.fnmatchcase(name, pat) for pat in exclude)
+        if not excluded and id(m) in routers:
+            dense.setdefault(id(m.weight), (_join(name, 'weight'), _ROUTER_DENSE)); continue
         if excluded or any(m is h for h in heads):
             for k, p in m.named_parameters(recurse=False):
                 if p.dim() < 2: continue
@@ -398,9 +438,10 @@ def masked_sites(model:nn.Module) -> list:
     "The sites of `model` that already carry a mask, each with every module whose forward uses its weight"
     sites, users = [], None
     for name, m in model.named_modules():
-        for b in m._buffers:
-            p = b[:-5] if b.endswith('_mask') else b[:-10] if b.endswith('_mask_bits') else None
-            if not (p and isinstance(getattr(m, p, None), torch.Tensor)) or _torch_pruned(m, p): continue   # torch's pruning: not ours
+        order = {k: i for i, k in enumerate(m._parameters)}
+        pnames = [b[:-5] if b.endswith('_mask') else b[:-10] if b.endswith('_mask_bits') else None for b in m._buffers]
+        for p in sorted(filter(None, pnames), key=lambda p: order.get(p, len(order))):   # in the order of the weights, however the masks were loaded
+            if not isinstance(getattr(m, p, None), torch.Tensor) or _torch_pruned(m, p): continue   # torch's pruning: not ours
             if users is None: users = _users(model)
             us = sorted(users.get(id(getattr(m, p))) or [m], key=lambda u: isinstance(u, nn.Embedding))  # a tied head first
             if p in _expert_pnames(m) and isinstance(m, TransformersExperts):

@@ -88,9 +88,7 @@ def _layer_masks(sites, sparsities, pattern):
     pat = get_pattern(pattern)
     for st, sp in zip(sites, sparsities):
         if sp > 0:
-            try: pat.check(st.out_major(st.weight).shape)
-            except ValueError as e:
-                raise ValueError(f"{st.name}: {e}; leave that layer dense with exclude=[{st.name.rpartition('.')[0]!r}]") from None
+            st.check_pattern(pat)
     return [torch.ones(st.weight.shape, dtype=torch.bool, device=st.weight.device) if sp == 0 else   # (a DTensor's whole shape)
             st.from_out_major(pat.mask(torch.rand(st.out_major(st.weight).shape, device=st.weight.device), float(sp)))
             for st, sp in zip(sites, sparsities)]

@@ -442,7 +442,7 @@ class DynamicSparseUpdater(SparseUpdater):
         "The pattern `s` keeps: the updater's, or the one in its record; the mask must have it"
         pat = self.pattern or get_pattern(s.record.pattern)
         if not isinstance(pat, Unstructured) and not bool(s.mask.all()):
-            pat.check(s.out_major(s.weight).shape)
+            s.check_pattern(pat)
             if not pat.conforms(s.out_major(s.mask)):
                 raise ValueError(f"the mask of {s.name} does not have the {pat} pattern: create the masks with "
                                  f"`sparsify_model(model, sparsity, pattern={pat.name!r})`")

@@ -20,6 +20,7 @@ from ..core.report import record_update
 from ..core.sites import DEFAULT_SPARSE_TYPES, lm_heads, masked_sites, sparse_sites, TransformersConv1D, _experts_transposed
 from ..core.sparsify import sparsify_model
 from ..core.commit import zero_opt_state_, commit_mask_
+from ..core.distributed import sync_sites_
 
 # %% auto #0
 __all__ = ['CALIBRATED', 'ONESHOT_METHODS', 'row_keeps', 'per_row_mask', 'wanda_score', 'wanda_mask', 'sparsegpt_prune',
@@ -473,9 +474,7 @@ def prune_oneshot(model, sparsity:float|None=None, method:str='wanda', pattern='
     sps = _nm_dense(pat, layer_sparsities(sites, sparsity, distribution or 'uniform', exclude))
     todo = [(s, sp) for s, sp in zip(sites, sps) if sp]            # None (excluded) and 0: left as they are
     for s, _ in todo:                                              # every check before any weight changes
-        try: pat.check(s.out_major(s.weight).shape)
-        except ValueError as e:
-            raise ValueError(f"{s.name}: {e}; leave that layer dense with exclude=[{s.name.rpartition('.')[0]!r}]") from None
+        s.check_pattern(pat)
         if method in CALIBRATED and s.stacked and not _calibratable(s.owner):
             raise TypeError(f"{s.name} belongs to a {type(s.owner).__name__}, whose experts fastsparse cannot calibrate "
                             f"(it reads each expert's inputs in layers that take the tokens and the experts chosen for them, as "
@@ -532,6 +531,7 @@ def prune_oneshot(model, sparsity:float|None=None, method:str='wanda', pattern='
                         out = blk(*x[0], **x[1])
                         x[0], x[1] = _with_hidden(x[0], x[1], out[0] if isinstance(out, (tuple, list)) else out)
                 rows.append(dict(block=label, layers=len(part), seconds=time.perf_counter() - t0, held_MB=held / 2**20))
+            sync_sites_(list(todo_live.values()))     # several processes (each its own calibration): all take process 0's masks and weights
     finally:
         model.train(was_training)
     model.__dict__[_REPORT] = pd.DataFrame(rows, columns=['block', 'layers', 'seconds', 'held_MB'])

@@ -69,7 +69,7 @@ def prune_masks_(sites:list, sparsities:list, scores:list, pattern='unstructured
     pat = get_pattern(pattern)
     todo = [(s, sp, sc) for s, sp, sc in zip(sites, sparsities, scores) if sp is not None]
     for s, _, sc in todo:
-        pat.check(s.out_major(s.weight).shape)
+        s.check_pattern(pat)
         if sc.shape != s.weight.shape:
             raise ValueError(f"the score for {s.name} has shape {tuple(sc.shape)}, its weight {tuple(s.weight.shape)}")
     if global_rank:
@@ -129,7 +129,7 @@ def prune_model(model, sparsity:float|None=None, score='magnitude', pattern='uns
     sps = _nm_dense(pat, _depthwise_dense(pat, sites, layer_sparsities(sites, sparsity, distribution, exclude)))   # check all first
     if distribution == 'global': _check_global(pat)
     for st, sp in zip(sites, sps):
-        if sp is not None: pat.check(st.out_major(st.weight).shape)
+        if sp is not None: st.check_pattern(pat)
     scores = [score(st.weight, opt) if sp is not None else None for st, sp in zip(sites, sps)]
     hooks = None
     masks = [st.mask_buffer for st in sites if st.is_masked]
@@ -187,8 +187,7 @@ class PruningUpdater(SparseUpdater):
                             layer_sparsities(self.sites, self.sparsity, self.distribution, self.exclude)))
         for s, t in zip(self.sites, targets):         # a pattern the layer's shape does not take: now, not at the first pruning
             if t:
-                try: self.pattern.check(s.out_major(s.weight).shape)
-                except ValueError as e: raise ValueError(f"{s.name}: {e}; leave that layer dense with exclude=[{s.name.rpartition('.')[0]!r}]") from None
+                s.check_pattern(self.pattern)
         # masks only shrink: a layer already sparser than the ramp (a second fit, as in fastai's `fine_tune`) waits for it
         kept, n = [int(s.mask.count_nonzero()) for s in self.sites], [s.mask.numel() for s in self.sites]
         floor = [1. - sum(kept) / sum(n)] * len(n) if self.distribution == 'global' else [1. - k / m for k, m in zip(kept, n)]

@@ -74,7 +74,8 @@ def distribution_params(sites:list, f) -> list:
     return [StackedLayers(s.weight, s.layer_shape) if builtin and getattr(s, 'stacked', False) else s.weight for s in sites]
 
 # %% ../../nbs/01b_sparsity.distributions.ipynb #af43ae8b
-def _module_name(site): return site.name.rpartition('.')[0] if site.pname == 'weight' else site.name
+def _module_name(site):      # a stacked experts' projection: its experts layer, as a layer's weight names its layer
+    return site.name.rpartition('.')[0] if site.pname == 'weight' or getattr(site, 'stacked', False) else site.name
 
 def _matches(site, pat):
     return any(fnmatch.fnmatchcase(n, pat) for n in (_module_name(site), site.name))
@@ -93,7 +94,7 @@ def _check_names(pats, names:list, what:str='sparse layer', shown=None):
     "A clear error for the first name or glob of `pats` that matches none of `names` (the `what`s of the model), with the closest ones"
     for pat in pats:
         if not any(fnmatch.fnmatchcase(n, pat) for n in names):
-            close = difflib.get_close_matches(pat, names, n=3, cutoff=0.4)
+            close = difflib.get_close_matches(pat, list(dict.fromkeys(names)), n=3, cutoff=0.4)
             more = ', ...' if shown is None and len(names) > 8 else ''      # `shown`: the names to list (default: the first 8)
             raise ValueError(f"{pat!r} names no {what} of the model" +
                              (f"; did you mean {', '.join(map(repr, close))}?" if close else
