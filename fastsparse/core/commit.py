@@ -7,7 +7,7 @@ Docs: https://fastsparse.github.io/fastsparse/core.commit.html.md"""
 # %% ../../nbs/02h_core.commit.ipynb #757dcd99
 from __future__ import annotations
 import torch
-from ..ops.masks import mask_
+from ..ops.masks import mask_, zero_off_
 from ..ops import kernels
 from ..ops.spmm import CompactGradView
 from .report import record_update, _note_update
@@ -94,7 +94,7 @@ def commit_mask_(site, new:torch.Tensor, opt=None, pattern=None, turnover:bool=T
     with torch.no_grad():
         old = site.mask.clone()
         stay = old & new
-        mask_(site.weight.data, stay)                 # dropped weights out, grown ones start at zero
+        zero_off_(site.weight.data, stay)             # dropped weights out, grown ones start at zero (exactly: NaN too)
         if opt is not None: zero_opt_state_(opt, site.weight, stay)
         if turnover:
             pat = str(pattern) if pattern is not None else (site.record.pattern or 'unstructured')

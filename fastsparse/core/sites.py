@@ -439,7 +439,9 @@ def masked_sites(model:nn.Module) -> list:
     sites, users = [], None
     for name, m in model.named_modules():
         order = {k: i for i, k in enumerate(m._parameters)}
-        pnames = [b[:-5] if b.endswith('_mask') else b[:-10] if b.endswith('_mask_bits') else None for b in m._buffers]
+        pnames = [b[:-5] if b.endswith('_mask') and t.dtype == torch.bool else        # a float or integer `<p>_mask` is not
+                  b[:-10] if b.endswith('_mask_bits') and t.dtype == torch.uint8 else None   # one of these (a layer's own)
+                  for b, t in m._buffers.items() if t is not None]
         for p in sorted(filter(None, pnames), key=lambda p: order.get(p, len(order))):   # in the order of the weights, however the masks were loaded
             if not isinstance(getattr(m, p, None), torch.Tensor) or _torch_pruned(m, p): continue   # torch's pruning: not ours
             if users is None: users = _users(model)

@@ -11,10 +11,10 @@ from contextlib import contextmanager
 import torch, torch.nn as nn
 from torch.nn.utils import parametrize
 from fastcore.basics import listify
-from ..ops.masks import mask_, pack_mask, sparse_mask_like
+from ..ops.masks import mask_, pack_mask, sparse_mask_like, zero_off_
 from ..sparsity.patterns import get_pattern, nm_sparsity, Channel
 from ..sparsity.distributions import get_distribution, layer_sparsities, uniform_sparsity, distribution_params, _check_names, _check_sparsity
-from .hooks import enforce_masks, SparseHooks, _get_model, _mask_grad_, remove_sparse_hooks
+from .hooks import enforce_masks, SparseHooks, _get_model, _mask_grad_, remove_sparse_hooks, _untrack_data
 from .compute import COMPUTE_MODES, set_compute
 from .distributed import is_sharded, sync_sites_, unsharded
 from .sites import DEFAULT_SPARSE_TYPES, masked_sites, SparseRecord, _computed, _DENSE, _HEAD_DENSE, _plan, _records
@@ -163,23 +163,31 @@ def _check_exclude(model:nn.Module, exclude):
 @contextmanager
 def _undo_on_error(model:nn.Module, tensors=None):
     "If the block raises, put back `model`'s buffers, records and hooks and the values of `tensors` (default: all of them)"
-    mods = [(m, dict(m._buffers), {k: (r, r.state_dict()) for k, r in _records(m).items()}, dict(m._forward_pre_hooks))
-            for m in model.modules()]
+    attrs = ('_sparse_records', _DENSE)     # (held in the modules' own dicts: absent before, absent after)
+    mods = [(m, dict(m._buffers), {k: (r, r.state_dict()) for k, r in m.__dict__.get('_sparse_records', {}).items()},
+             dict(m._forward_pre_hooks), {a: m.__dict__[a] for a in attrs if a in m.__dict__}) for m in model.modules()]
     ts = [*model.parameters(), *model.buffers()] if tensors is None else tensors
-    saved = [(t, _backup(t), dict(t._post_accumulate_grad_hooks or {})) for t in {id(t): t for t in ts}.values()
+    saved = [(t, _backup(t), dict(t._post_accumulate_grad_hooks or {}), type(t)) for t in {id(t): t for t in ts}.values()
              if id(t) not in _COVERED]      # a tensor an enclosing `sparsified_or_undone` keeps a copy of: its copy serves
+    rng = torch.get_rng_state()             # (random masks drawn before the failure: the draws are undone too)
     try: yield
     except BaseException:
         with torch.no_grad():
-            for m, bufs, recs, hooks in mods:
+            for m, bufs, recs, hooks, had in mods:
                 m._buffers.clear(); m._buffers.update(bufs)
-                rs = _records(m); rs.clear()
-                for k, (r, d) in recs.items(): rs[k] = r.load_state_dict(d); r._active = None
+                for a in attrs:
+                    if a not in had: m.__dict__.pop(a, None)
+                    else: m.__dict__[a] = had[a]
+                if '_sparse_records' in had:
+                    rs = had['_sparse_records']; rs.clear()
+                    for k, (r, d) in recs.items(): rs[k] = r.load_state_dict(d); r._active = None
                 for k in [k for k in m._forward_pre_hooks if k not in hooks]: del m._forward_pre_hooks[k]
-            for t, v, hooks in saved:
+            for t, v, hooks, cls in saved:
                 t.detach().copy_(v)
+                if type(t) is not cls: _untrack_data(t)          # `enforce_masks` made it a MaskedParameter
                 for k in [k for k in (t._post_accumulate_grad_hooks or {}) if k not in hooks]:
                     del t._post_accumulate_grad_hooks[k]
+        torch.set_rng_state(rng)
         raise
 
 # %% ../../nbs/02c_core.sparsify.ipynb #8acac9d5
@@ -196,7 +204,7 @@ def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, 
     s = None if by_layer is not None and model_sparsity is None else _check_sparsity(model_sparsity)
     if sparse_init_mode is not None and sparse_init_mode not in _INIT_MODES:
         raise ValueError(f"sparse_init_mode={sparse_init_mode!r} is unknown; use one of {_INIT_MODES} or None")
-    if masked_sites(model):
+    if masked_sites(model) and any(m.__dict__.get('_sparse_records') for m in model.modules()):   # (a layer's own masks: below)
         raise ValueError("the model is already sparse; call `.remove()` on its hooks and `unsparsify_model(model)` "
                          "before sparsifying it again")
     _check_exclude(model, exclude)
@@ -210,6 +218,11 @@ def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, 
         why = ''.join(f"; {n} is left dense ({r})" for n, r in dense.items() if r.startswith('tied'))
         raise ValueError(f"nothing to sparsify: the model has no {', '.join(t.__name__ for t in listify(types))} layers "
                          f"(it has {', '.join(found)}){why}; pass `types=` with the layer types to sparsify")
+    own = next((st for st in sites if {st.pname + '_mask', st.pname + '_mask_bits'} & set(st.owner._buffers)), None)
+    if own is not None:       # a layer's own buffer of that name (a float mask of a MADE-style layer): not fastsparse's to replace
+        b = next(k for k in (own.pname + '_mask', own.pname + '_mask_bits') if k in own.owner._buffers)
+        raise ValueError(f"{own.name} has a buffer `{b}` of its own ({own.owner._buffers[b].dtype}), the name fastsparse keeps its "
+                         f"mask under: leave that layer dense with exclude=[{own.name.rpartition('.')[0]!r}]")
     if packed and any(is_sharded(st.weight) for st in sites):
         raise ValueError("packed masks cannot be sharded: this model is sharded with fully_shard, so sparsify it with "
                          "packed=False (each process keeps the bool mask of its own shard)")
@@ -241,8 +254,7 @@ def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, 
                     rows = st.out_major(w.data); sparse_init_(rows, st.out_major(mask), sparse_init_mode)
                     w.data.copy_(st.from_out_major(rows))
                 elif sparse_init_mode: sparse_init_(st.out_major(w.data), st.out_major(mask), sparse_init_mode)
-                else:
-                    with torch.no_grad(): mask_(w.data, mask)
+                with torch.no_grad(): zero_off_(w.data, mask)     # exactly zero where masked (a NaN there too)
             sync_sites_(sites)    # several processes: all take process 0's masks and weights (one process: nothing)
             _check_parametrized(sites)
         hooks = enforce_masks(sites, enforce_mask)
@@ -305,8 +317,7 @@ def apply_masks(model_or_sites) -> None:
     sites = masked_sites(model_or_sites) if isinstance(model_or_sites, nn.Module) else model_or_sites
     with torch.no_grad():
         for s in sites:
-            if s.packed: mask_(s.weight.data, s.mask)
-            else: _mask_grad_(s.weight.data, s.mask_buffer, s.record, make=False)   # by the gradient hook's float copy, if any
+            zero_off_(s.weight.data, s.mask)          # exactly: a NaN where the mask is off too
 
 # %% ../../nbs/02c_core.sparsify.ipynb #df937cc1
 def mask_grads_(sites:list) -> None:
@@ -330,6 +341,9 @@ def copy_masks_(dst, src) -> list:
     weight of the same name in `src`, and zero its weights off the mask; returns `dst`'s sites. Checked before anything
     is written: every masked weight of `dst` needs one of the same name and shape in `src`"""
     d, s = masked_sites(_get_model(dst)), {_bare(x.name): x for x in masked_sites(_get_model(src))}
+    if s and not d:
+        raise ValueError(f"copy_masks_: dst ({dst.__class__.__name__}) has no masks, so it was copied before the model was "
+                         "sparsified: make the copy (the EMA, the averaged model) after sparsify_model or learn.sparsify")
     for x in d:
         y = s.get(_bare(x.name))
         if y is None:

@@ -233,10 +233,40 @@ def _opt_layout(sd) -> tuple:
     if isinstance(sd, dict) and 'hypers' in sd and 'state' in sd: return 'fastai', [len(sd['hypers']), len(sd['state'])]
     return None, None
 
+_OPT_HYPERS = {'momentum', 'dampening', 'nesterov', 'betas', 'eps', 'amsgrad', 'alpha', 'centered', 'lr_decay',
+               'initial_accumulator_value', 'rho', 'etas', 'step_sizes', 'lambd', 't0', 'momentum_decay'}
+
+def _load_opt_state(opt, opt_state):
+    "`opt.load_state_dict(opt_state)`, or, where it fails part way (PyTorch swaps the groups in first), the optimizer as it was and a clear error"
+    old = {k: opt.__dict__[k] for k in ('state', 'param_groups') if k in opt.__dict__}
+    try: opt.load_state_dict(opt_state)
+    except Exception as e:
+        opt.__dict__.update(old)
+        raise ValueError(f"the checkpoint's optimizer state does not load into the {type(opt).__name__}: {type(e).__name__}: {e}. "
+                         "Nothing was loaded: build the optimizer the run that saved it used, or pass with_opt=False") from e
+
 def _check_opt_state(opt, opt_state):
     "Raise a clear error, before anything changes, when the checkpoint's `opt_state` cannot be loaded into `opt`"
     kind, lay = _opt_layout(opt.state_dict())
     ck_kind, ck_lay = _opt_layout(opt_state)
+    if kind == 'PyTorch' and (ck_kind, ck_lay) == (kind, lay):       # the same groups: the same optimizer's hyperparameters?
+        own = {k for g in opt.param_groups for k in g} & _OPT_HYPERS
+        ck = {k for g in opt_state['param_groups'] for k in g} & _OPT_HYPERS
+        if own != ck:
+            raise ValueError(f"the checkpoint's optimizer state is another optimizer's: its parameter groups hold "
+                             f"{', '.join(sorted(ck)) or 'none'} of the hyperparameters that tell optimizers apart, and "
+                             f"{type(opt).__name__}'s {', '.join(sorted(own)) or 'none'}. Nothing was loaded: build the optimizer "
+                             "the run that saved it used, or pass with_opt=False to load the model alone")
+    if kind == 'PyTorch' and (ck_kind, ck_lay) == (kind, lay):       # each state tensor shaped like its parameter?
+        params = [p for g in opt.param_groups for p in g['params']]
+        for i, st in opt_state.get('state', {}).items():
+            p = params[i] if isinstance(i, int) and 0 <= i < len(params) else None
+            bad = next((k for k, v in (st.items() if p is not None else ()) if isinstance(v, torch.Tensor)
+                        and v.dim() == p.dim() and v.dim() > 0 and v.shape != p.shape), None)
+            if bad is not None:
+                raise ValueError(f"the checkpoint's optimizer state {bad!r} of parameter {i} has shape {tuple(st[bad].shape)}, "
+                                 f"and the optimizer's parameter {i} has shape {tuple(p.shape)}: the optimizer was made on "
+                                 "another model's parameters. Nothing was loaded: make it on this model's, or pass with_opt=False")
     if kind is None or (ck_kind, ck_lay) == (kind, lay): return
     if ck_kind != kind: why = f"it is {ck_kind or 'no'} optimizer state, and the optimizer is {kind}'s"
     elif kind == 'PyTorch': why = f"it has {len(ck_lay)} parameter groups of {ck_lay} parameters, and the optimizer {len(lay)} of {lay}"
@@ -290,7 +320,7 @@ def _load(file, model, opt=None, with_opt:bool=True, device=None, strict:bool=Tr
         if opt_state is None: warn("Saved file doesn't contain an optimizer state.")
         else:
             _check_opt_state(opt, opt_state)    # before the model changes
-            then = lambda: opt.load_state_dict(opt_state)
+            then = lambda: _load_opt_state(opt, opt_state)
     hooks = _load_state(_bare(model), model_state, records, strict, packed, then=then)
     return hooks, sparse_state, rng
 

@@ -58,9 +58,13 @@ def _sparse_cb_state(learn):
     if st and hasattr(sc, 'state_dict') and getattr(sc, 'is_enabled', lambda: False)(): st[SCALER_KEY] = sc.state_dict()
     return st or getattr(learn, 'sparse_state', None)
 
+def _fastsparse_masked(model) -> bool:
+    "Whether `model` carries masks that fastsparse made or loaded (they have records): a `weight_mask` of a layer's own is not one"
+    return bool(masked_sites(model)) and any(m.__dict__.get('_sparse_records') for m in model.modules())
+
 def _sparse_learner(learn) -> bool:
-    "Is `learn` sparse: masks in its model, sparse training callbacks, or the schedule state of a sparse checkpoint it loaded?"
-    return bool(masked_sites(_bare(learn.model))) or is_ste(_bare(learn.model)) or bool(_sparse_cb_state(learn))
+    "Is `learn` sparse: fastsparse's masks in its model, sparse training callbacks, or the schedule state of a sparse checkpoint it loaded?"
+    return _fastsparse_masked(_bare(learn.model)) or is_ste(_bare(learn.model)) or bool(_sparse_cb_state(learn))
 
 # %% ../../nbs/05e_loop.checkpoint.ipynb #b1d60420
 _fastai_save = getattr(Learner.save, 'fastai_save', Learner.save)
@@ -122,7 +126,7 @@ def load(self:Learner, file, device=None, with_opt=True, strict=True, with_rng=T
         except BaseException:
             for m in _ste_modules(self.model): parametrize.remove_parametrizations(m, 'weight', leave_parametrized=False)
             raise
-    if not masked_sites(_bare(self.model)) and _fastai_readable(path, self.model, **torch_load_kwargs):
+    if not _fastsparse_masked(_bare(self.model)) and _fastai_readable(path, self.model, **torch_load_kwargs):
         if getattr(self, 'sparse_state', None) is not None: self.sparse_state = None     # no schedule to resume
         return _fastai_load(self, file, device=device, with_opt=with_opt, strict=strict, **torch_load_kwargs)
     if self.opt is None: self.create_opt()

@@ -60,6 +60,9 @@ def _check_holds(model, opt, updater, who:str='the optimizer'):
     try: sites = updater.select_sites(sites)
     except ValueError: return
     groups = getattr(opt, 'param_groups', None)
+    if not (callable(getattr(opt, 'step', None)) and callable(getattr(opt, 'zero_grad', None))):
+        raise TypeError(f"{who} is a {type(opt).__name__}, not an optimizer: pass one made on the model's parameters, "
+                        "e.g. torch.optim.AdamW(model.parameters(), lr=1e-3)")
     if not isinstance(groups, list): return                   # not PyTorch's kind: nothing to read
     held = {id(p) for g in groups for p in g['params']}
     left = [s.name for s in sites if s.weight.requires_grad and id(s.weight) not in held]

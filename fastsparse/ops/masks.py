@@ -13,8 +13,8 @@ from fastcore.basics import listify
 from .select import top_k_mask
 
 # %% auto #0
-__all__ = ['n_ones', 'sparse_mask', 'sparse_mask_like', 'mask_from_tensor', 'sparsity_from_tensor', 'mask_', 'all_finite',
-           'n_mask_bytes', 'pack_mask', 'unpack_mask']
+__all__ = ['n_ones', 'sparse_mask', 'sparse_mask_like', 'mask_from_tensor', 'sparsity_from_tensor', 'mask_', 'zero_off_',
+           'all_finite', 'n_mask_bytes', 'pack_mask', 'unpack_mask']
 
 # %% ../../nbs/00b_ops.masks.ipynb #813cabde
 def n_ones(numel:int, sparsity:float) -> int:
@@ -56,6 +56,12 @@ def mask_(t:torch.Tensor, mask:torch.Tensor) -> torch.Tensor:
     if tf.numel() <= _CHUNK: tf.mul_(mf)
     else: torch._foreach_mul_(list(tf.split(_CHUNK)), list(mf.split(_CHUNK)))
     return t
+
+# %% ../../nbs/00b_ops.masks.ipynb #ca66d5aa
+def zero_off_(t:torch.Tensor, mask:torch.Tensor) -> torch.Tensor:
+    "Zero the entries of `t` where the bool `mask` is `False`, in place, NaN and infinities included (a sharded `t`: as `mask_`)"
+    if type(t) is not torch.Tensor and hasattr(t, 'device_mesh'): return mask_(t, mask)
+    return t.masked_fill_(~mask, 0)
 
 # %% ../../nbs/00b_ops.masks.ipynb #21c51fd1
 def all_finite(ts) -> bool:
