@@ -257,16 +257,6 @@ def _check_opt_state(opt, opt_state):
                              f"{', '.join(sorted(ck)) or 'none'} of the hyperparameters that tell optimizers apart, and "
                              f"{type(opt).__name__}'s {', '.join(sorted(own)) or 'none'}. Nothing was loaded: build the optimizer "
                              "the run that saved it used, or pass with_opt=False to load the model alone")
-    if kind == 'PyTorch' and (ck_kind, ck_lay) == (kind, lay):       # each state tensor shaped like its parameter?
-        params = [p for g in opt.param_groups for p in g['params']]
-        for i, st in opt_state.get('state', {}).items():
-            p = params[i] if isinstance(i, int) and 0 <= i < len(params) else None
-            bad = next((k for k, v in (st.items() if p is not None else ()) if isinstance(v, torch.Tensor)
-                        and v.dim() == p.dim() and v.dim() > 0 and v.shape != p.shape), None)
-            if bad is not None:
-                raise ValueError(f"the checkpoint's optimizer state {bad!r} of parameter {i} has shape {tuple(st[bad].shape)}, "
-                                 f"and the optimizer's parameter {i} has shape {tuple(p.shape)}: the optimizer was made on "
-                                 "another model's parameters. Nothing was loaded: make it on this model's, or pass with_opt=False")
     if kind is None or (ck_kind, ck_lay) == (kind, lay): return
     if ck_kind != kind: why = f"it is {ck_kind or 'no'} optimizer state, and the optimizer is {kind}'s"
     elif kind == 'PyTorch': why = f"it has {len(ck_lay)} parameter groups of {ck_lay} parameters, and the optimizer {len(lay)} of {lay}"
