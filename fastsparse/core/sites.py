@@ -282,10 +282,13 @@ class _FastaiWeightDropout(metaclass=_ByName):
     "fastai's `WeightDropout` (AWD-LSTM's hidden-to-hidden weights), matched without importing fastai's text models"
     _name, _package = 'WeightDropout', 'fastai'
 
+def _expert_site(name:str, m:nn.Module, k:str, users:list) -> Site:
+    "The site of the stacked projection `m.<k>`, shaped (experts, outputs, inputs), or inputs first if transposed"
+    return Site(_join(name, k), m, k, None, users=users, perm=(0, 2, 1) if _experts_transposed(m) else (0, 1, 2), stacked=True)
+
 def _expert_sites(name:str, m:nn.Module) -> list:
-    "The sites of a stacked-experts layer: one per projection, shaped (experts, outputs, inputs), or inputs first if transposed"
-    perm = (0, 2, 1) if _experts_transposed(m) else (0, 1, 2)
-    return [Site(_join(name, k), m, k, m, perm=perm, stacked=True) for k in _expert_pnames(m)]
+    "The sites of a stacked-experts layer: one per projection"
+    return [_expert_site(name, m, k, [m]) for k in _expert_pnames(m)]
 
 def _module_sites(name, m, types, moved=()):
     "The sites of module `m`, or `None` when `m` is not sparsified itself; `moved`: its weights that a `WeightDropout` holds"
@@ -447,8 +450,7 @@ def masked_sites(model:nn.Module) -> list:
             if users is None: users = _users(model)
             us = sorted(users.get(id(getattr(m, p))) or [m], key=lambda u: isinstance(u, nn.Embedding))  # a tied head first
             if p in _expert_pnames(m) and isinstance(m, TransformersExperts):
-                sites.append(Site(_join(name, p), m, p, None, users=us, perm=(0, 2, 1) if _experts_transposed(m) else (0, 1, 2),
-                                  stacked=True)); continue
+                sites.append(_expert_site(name, m, p, us)); continue
             perm = (1, 0) if any(isinstance(u, TransformersConv1D) for u in us) else None   # stored (in, out)
             sites.append(Site(_join(name, p), m, p, None, users=us, perm=perm))
     return sites
