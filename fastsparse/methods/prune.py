@@ -6,7 +6,7 @@ Docs: https://fastsparse.github.io/fastsparse/methods.prune.html.md"""
 
 # %% ../../nbs/03d_methods.prune.ipynb #1f63e194
 from __future__ import annotations
-import difflib, math
+import difflib, math, warnings
 import torch, torch.nn as nn
 from ..ops.masks import mask_, n_ones
 from ..ops.select import top_k_mask
@@ -18,7 +18,7 @@ from ..core.hooks import SparseHooks, _get_model
 from ..core.report import mask_markers, record_update, zero_preserving
 from ..core.sites import DEFAULT_SPARSE_TYPES, masked_sites, sparse_sites
 from ..core.sparsify import apply_masks, mask_grads_, sparsify_model, _undo_on_error, _keep_normalised_rows_, _depthwise_dense
-from .dynamic import SparseUpdater, _number
+from .dynamic import SparseUpdater, _number, _in_fine_tune
 from ..core.commit import zero_opt_state_, commit_mask_, grad_of
 from .scores import random_score, weight_magnitude
 from .oneshot import prune_oneshot, ONESHOT_METHODS
@@ -200,6 +200,21 @@ class PruningUpdater(SparseUpdater):
         self.f0 = self.initial / overall if overall > 0 else 1.    # the ramp's start: a fraction of each layer's target
         self.done = False
         self.zero_preserving, self.marks = zero_preserving(self.opt), mask_markers(self.sites, self.opt)
+
+    def started(self):
+        if self.n_steps == 0 and self.score is not None: self._warn_no_pruning()
+
+    def _warn_no_pruning(self):
+        "Warn when a fresh fit ends before the ramp starts: the masks would stay as they are, silently"
+        total, sch = self.total_steps, self.schedule
+        if not total or (sch.in_epochs and not self.n_epoch): return
+        if _in_fine_tune() and not all(p.requires_grad for p in self.model.parameters()): return   # its first fit: the head
+        start = sch.steps_window()[0]
+        if start < total: return
+        warnings.warn(f"no pruning will happen in this fit: {type(self).__name__} prunes between start={sch.start!r} and "
+                      f"end={sch.end!r}, and this fit ends after {total} optimizer steps, before the start; the masks "
+                      "stay as they are. Give an earlier `start` (e.g. a fraction of training: start=0.1) or train longer",
+                      UserWarning, stacklevel=2)
 
     def before_step(self, pct:float) -> bool:
         self._check_layout()
