@@ -13,7 +13,7 @@ from ..ops.spmm import CompactGradView
 from .report import record_update, _note_update
 
 # %% auto #0
-__all__ = ['opt_state', 'grad_of', 'zero_opt_state_', 'commit_mask_', 'read_back', 'note_pending', 'commit_change_']
+__all__ = ['opt_state', 'grad_of', 'zero_opt_state_', 'commit_mask_', 'read_back', 'note_pending', 'commit_change_', 'check_opt']
 
 # %% ../../nbs/02h_core.commit.ipynb #bacaae03
 # where an optimizer that wraps another keeps it: fastai's `OptimWrapper` and `Lookahead` and this project's wrapper
@@ -149,3 +149,18 @@ def commit_change_(site, dropped:torch.Tensor, grown:torch.Tensor, opt=None, n_a
         site.record.sparsity = 1. - (n_act - dropped.numel() + grown.numel()) / w.numel()
     _note_update(site, dropped.numel() + grown.numel() - 2 * regrown, 'unstructured')
     return site.mask
+
+# %% ../../nbs/02h_core.commit.ipynb #6a028969
+def check_opt(opt, weights:list, who:str='opt=', what:str="the model's sparse weights"):
+    "Raise a clear error, before anything changes, when `opt` is given and is not an optimizer that holds any of `weights`"
+    if opt is None: return
+    groups = next((g for g in (getattr(o, 'param_groups', None) for o in _optimizers(opt)) if isinstance(g, (list, tuple))), None)
+    if groups is None:
+        if callable(getattr(opt, 'step', None)): return          # not PyTorch's kind: nothing to read
+        raise TypeError(f"{who} is a {type(opt).__name__}, not an optimizer: pass the optimizer made on the model's "
+                        "parameters (the state of the weights it removes is zeroed with them), or leave it out")
+    held = {id(p) for g in groups for p in g['params']}
+    if weights and not any(id(w) in held for w in weights):
+        raise ValueError(f"{who} holds none of {what}: it was made on another model's parameters "
+                         "(a copy, or the model before it was rebuilt). Pass the optimizer made on this model's "
+                         "parameters (`model.parameters()`), or leave it out; nothing was changed")

@@ -18,6 +18,7 @@ from ..core.hooks import enforce_masks, SparseHooks, _get_model
 from ..core.sites import masked_sites, SparseRecord, _canonical, _fill_aliases, _records
 from ..core.sparsify import apply_masks, _undo_on_error
 from ..core.shrink import shrink_to_records_
+from ..core.commit import check_opt
 
 # %% auto #0
 __all__ = ['CHECKPOINT_HINT', 'CHECKPOINT_FORMAT', 'SAFETENSORS_FORMAT', 'sparse_records', 'save_model', 'masks_from_state_dict',
@@ -309,7 +310,8 @@ def _load(file, model, opt=None, with_opt:bool=True, device=None, strict:bool=Tr
     if with_opt and opt is not None:
         if opt_state is None: warn("Saved file doesn't contain an optimizer state.")
         else:
-            _check_opt_state(opt, opt_state)    # before the model changes
+            check_opt(opt, list(_bare(model).parameters()), 'the optimizer', "the model's weights")   # this model's,
+            _check_opt_state(opt, opt_state)        # and the saved one's kind, before the model changes
             then = lambda: _load_opt_state(opt, opt_state)
     hooks = _load_state(_bare(model), model_state, records, strict, packed, then=then)
     return hooks, sparse_state, rng

@@ -19,7 +19,7 @@ from ..core.hooks import SparseHooks, _get_model
 from ..core.report import record_update
 from ..core.sites import DEFAULT_SPARSE_TYPES, lm_heads, masked_sites, sparse_sites, TransformersConv1D, _experts_transposed
 from ..core.sparsify import sparsify_model
-from ..core.commit import zero_opt_state_, commit_mask_
+from ..core.commit import zero_opt_state_, commit_mask_, check_opt
 from ..core.distributed import sync_sites_
 
 # %% auto #0
@@ -471,6 +471,7 @@ def prune_oneshot(model, sparsity:float|None=None, method:str='wanda', pattern='
     if already and not prune_head:                                 # a head masked before stays as it is
         heads = lm_heads(model); sites = [s for s in sites if not any(u is h for h in heads for u in s.users)]
     if not sites: raise ValueError("nothing to prune: the model's only masked layer is its LM head; pass prune_head=True")
+    check_opt(opt, [s.weight for s in sites])
     sps = _nm_dense(pat, layer_sparsities(sites, sparsity, distribution or 'uniform', exclude))
     todo = [(s, sp) for s, sp in zip(sites, sps) if sp]            # None (excluded) and 0: left as they are
     for s, _ in todo:                                              # every check before any weight changes

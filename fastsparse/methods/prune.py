@@ -19,7 +19,7 @@ from ..core.report import mask_markers, record_update, zero_preserving
 from ..core.sites import DEFAULT_SPARSE_TYPES, masked_sites, sparse_sites
 from ..core.sparsify import apply_masks, mask_grads_, sparsify_model, _undo_on_error, _keep_normalised_rows_, _depthwise_dense
 from .dynamic import SparseUpdater, _number, _in_fine_tune
-from ..core.commit import zero_opt_state_, commit_mask_, grad_of
+from ..core.commit import zero_opt_state_, commit_mask_, grad_of, check_opt
 from .scores import random_score, weight_magnitude
 from .oneshot import prune_oneshot, ONESHOT_METHODS
 
@@ -126,6 +126,7 @@ def prune_model(model, sparsity:float|None=None, score='magnitude', pattern='uns
     if score is None: return None                                  # no_prune
     sites = masked_sites(model) or sparse_sites(model, types, prune_head=prune_head)
     if not sites: sparsify_model(model, 0.5, types=types, prune_head=prune_head)   # raises the 'nothing to sparsify' error
+    check_opt(opt, [st.weight for st in sites])
     sps = _nm_dense(pat, _depthwise_dense(pat, sites, layer_sparsities(sites, sparsity, distribution, exclude)))   # check all first
     if distribution == 'global': _check_global(pat)
     for st, sp in zip(sites, sps):
