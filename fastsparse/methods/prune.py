@@ -6,7 +6,7 @@ Docs: https://fastsparse.github.io/fastsparse/methods.prune.html.md"""
 
 # %% ../../nbs/03d_methods.prune.ipynb #1f63e194
 from __future__ import annotations
-import difflib, math, warnings
+import difflib, inspect, math, warnings
 import torch, torch.nn as nn
 from ..ops.masks import mask_, n_ones
 from ..ops.select import top_k_mask
@@ -99,12 +99,19 @@ def prune_masks_(sites:list, sparsities:list, scores:list, pattern='unstructured
 
 # %% ../../nbs/03d_methods.prune.ipynb #8cd3882f
 _CALIBRATED = ('wanda', 'sparsegpt')          # scores that read each layer's inputs: `fastsparse.oneshot`
+_ONESHOT_ONLY = ('blocksize', 'damp', 'progress')   # `prune_oneshot`'s own arguments, which `prune_model` passes on
 
 def prune_model(model, sparsity:float|None=None, score='magnitude', pattern='unstructured', distribution=None,
                 exclude=(), opt=None, types=DEFAULT_SPARSE_TYPES, calibration=None, prune_head:bool=False,
                 **kwargs) -> SparseHooks|None:
     """Prune `model` (a module or `Learner`) at once; `score` is a score function or an algorithm name, or 'wanda' or
     'sparsegpt' with `calibration` batches; a language model's head stays dense unless `prune_head`"""
+    unknown = [k for k in kwargs if k not in _ONESHOT_ONLY]
+    if unknown:                                  # named here, not by `prune_oneshot`, which the user did not call
+        known = [*inspect.signature(prune_model).parameters][1:-1] + [*_ONESHOT_ONLY]
+        close = difflib.get_close_matches(unknown[0], known, n=1, cutoff=0.6)
+        raise TypeError(f"prune_model() got an unexpected keyword argument {unknown[0]!r}" +
+                        (f" (did you mean {close[0]!r}?)" if close else '') + f"; it takes {', '.join(known)}")
     if isinstance(score, str):                   # any case; a name that is not one gets the closest and the whole list
         valid = list(dict.fromkeys([*PRUNING_ALGORITHMS, *ONESHOT_METHODS]))
         if score.lower() not in valid:
