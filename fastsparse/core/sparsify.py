@@ -190,6 +190,17 @@ def _undo_on_error(model:nn.Module, tensors=None):
         torch.set_rng_state(rng)
         raise
 
+# %% ../../nbs/02c_core.sparsify.ipynb #43a7fb0b
+def _warn_emptied(sites:list, masks:list, sparsities:list, src:str):
+    "Warn when a layer asked for less than full sparsity keeps none of its weights (its share rounds to 0)"
+    empty = [(st.name, m.numel()) for st, m, sp in zip(sites, masks, sparsities) if float(sp) < 1 and not bool(m.any())]
+    if not empty: return
+    (name, n), more = empty[0], (f" and {len(empty) - 1} more layer{'s' * (len(empty) > 2)}" if len(empty) > 1 else '')
+    warnings.warn(f"{name} ({n} weights){more} keep{'s' * (not more)} no weight at {src}: the rounded share of a small "
+                  "layer is 0, so its output is its bias alone and no gradient passes through it. Give a lower sparsity, "
+                  f"'erk' (small layers denser), or leave it dense with exclude=[{name.rpartition('.')[0]!r}]",
+                  UserWarning, stacklevel=3)
+
 # %% ../../nbs/02c_core.sparsify.ipynb #8acac9d5
 def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, sparse_init_mode:str|None='scale',
                    enforce_mask:bool=True, types=DEFAULT_SPARSE_TYPES, exclude=(), pattern=None,
@@ -259,6 +270,7 @@ def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, 
             _check_parametrized(sites)
         hooks = enforce_masks(sites, enforce_mask)
     model.__dict__[_DENSE] = dense
+    _warn_emptied(sites, masks, sparsities, src)
     if compute is not None: set_compute(model, compute)          # 'sparse': Linear and Conv2d layers compute over their active weights
     return hooks
 
