@@ -73,7 +73,7 @@ _fastai_load = getattr(Learner.load, 'fastai_load', Learner.load)
 # %% ../../nbs/05e_loop.checkpoint.ipynb #259d949b
 def _peek(file, **torch_load_kwargs):
     "The checkpoint in `file`, memory-mapped where it can be; `None` if `torch.load` cannot read it"
-    kw = dict(map_location='cpu', weights_only=True, **{k: v for k, v in torch_load_kwargs.items() if k != 'map_location'})
+    kw = {'weights_only': True, **torch_load_kwargs, 'map_location': 'cpu'}    # the caller's `weights_only` wins (fastai's `SaveModelCallback`: False)
     ctx = torch.serialization.safe_globals(_SAFE) if hasattr(torch.serialization, 'safe_globals') else nullcontext()
     pos = file.tell() if hasattr(file, 'tell') else None
     for mmap in ((True, False) if isinstance(file, (str, os.PathLike)) else (False,)):

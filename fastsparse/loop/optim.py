@@ -97,6 +97,17 @@ def _lossy_comm(model) -> bool:
     hooks = model.__dict__.get('_comm_hooks')       # read every step: a plain dict lookup, no Module.__getattr__ miss
     return bool(hooks) and any(getattr(h, '__name__', None) not in _ZERO_KEEPING for h, _ in hooks)
 
+def _mask_marks(sites:list) -> list:
+    "Each mask in three numbers (its kept weights, and the sums of their row and of their column indices): what a resume checks"
+    out = []
+    for s in sites:
+        m = s.mask
+        m = (m.to_local() if hasattr(m, 'to_local') else m).reshape(max(m.shape[0] if m.ndim else 1, 1), -1)   # a shard: its own
+        rows, cols = m.sum(1), m.sum(0)
+        out.append([int(rows.sum()), int((rows * torch.arange(len(rows), device=m.device)).sum()),
+                    int((cols * torch.arange(len(cols), device=m.device)).sum())])
+    return out
+
 def _torch_rng() -> dict:
     "PyTorch's generators' states (the CPU's, and each GPU's once CUDA is in use): what random growth draws from"
     st = dict(torch=torch.get_rng_state())
@@ -125,6 +136,7 @@ class _Carried:
         if not self.load: return {**self.orig(*args, **kwargs), 'fastsparse': self.wrapper._own_state()}
         d = args[0] if args else kwargs.pop('state_dict')
         own = d.get('fastsparse') if isinstance(d, dict) else None
+        if own is not None: self.wrapper._check_masks(own)
         out = self.orig({k: v for k, v in d.items() if k != 'fastsparse'} if own is not None else d, *args[1:], **kwargs)
         if own is not None: self.wrapper._load_own(own)
         return out
@@ -260,12 +272,27 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
         opt = _Carried.plain(self.opt, 'state_dict')()
         if self.compact is not None: opt = self.compact.state_dict(opt)
         return dict(opt=opt, **self._own_state())
-    def _own_state(self) -> dict: return dict(taken=self.taken, sparse=self.updater.state_dict(), rng=_torch_rng())
+    def _own_state(self) -> dict:
+        return dict(taken=self.taken, sparse=self.updater.state_dict(), rng=_torch_rng(), masks=_mask_marks(self.updater.sites))
+    def _check_masks(self, d:dict):
+        "Refuse, before anything changes, a state saved with other masks than the model holds (the model's state not loaded yet)"
+        saved = d.get('masks')
+        if saved is None: return                     # saved before the masks went with it
+        now, names = _mask_marks(self.updater.sites), [s.name for s in self.updater.sites]
+        if saved == now: return
+        i = next((i for i, (a, b) in enumerate(zip(saved, now)) if a != b), min(len(saved), len(now)))
+        which = (f"{len(saved)} masked weights, and the model {len(now)}" if len(saved) != len(now) else
+                 f"{names[i]} kept {saved[i][0]} weights, and the model's mask keeps {now[i][0]}" + (' other ones' * (saved[i][0] == now[i][0])))
+        raise ValueError(f"the model does not hold the masks this optimizer state was saved with (it had {which}): load the "
+                         "model's state first (`model.load_state_dict(...)` or `load_model`), then the sparse optimizer's; "
+                         "the optimizer state of the weights each mask turns off is zero, and loading it against other masks "
+                         "would lose it. Nothing was changed")
     def load_state_dict(self, d:dict):
         "Resume from `state_dict()` at any step: the optimizer, the step count, the updater, with what its next step needs, and PyTorch's generators as they were"
         if not isinstance(d, dict) or 'opt' not in d:
             raise ValueError("a SparseOptimizerWrapper resumes from its own state_dict() (a dict with 'opt', 'taken' and "
                              "'sparse'); to load the wrapped optimizer's alone, call `wrapper.opt.load_state_dict(...)`")
+        self._check_masks(d)
         _Carried.plain(self.opt, 'load_state_dict')(d['opt']); self._load_own(d)
     def _load_own(self, d:dict):
         self.taken = d.get('taken', self.taken)
