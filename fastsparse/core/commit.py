@@ -31,9 +31,9 @@ def _optimizers(opt) -> list:
 
 def opt_state(opt, p:torch.Tensor) -> dict:
     "The per-parameter state that `opt` (fastai or PyTorch, or an optimizer that wraps one) keeps for `p` (empty if none yet)"
-    for o in _optimizers(opt):      # the first whose state holds `p`: a wrapper's own state may be empty (timm's Lookahead)
-        state = getattr(o, 'state', None)
-        if hasattr(state, 'get') and p in state: return state[p]
+    for o in _optimizers(opt):      # the first whose state holds `p` with something in it: a wrapper's own may hold nothing
+        state = getattr(o, 'state', None)   # (timm's Lookahead; fastai's `OptimWrapper` fills its own with `{}` on `freeze_to`)
+        if hasattr(state, 'get') and state.get(p): return state[p]
     return {}
 
 def _weight_states(opt, w) -> list:

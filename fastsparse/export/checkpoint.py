@@ -248,10 +248,11 @@ def _load_opt_state(opt, opt_state):
 
 def _check_opt_state(opt, opt_state):
     "Raise a clear error, before anything changes, when the checkpoint's `opt_state` cannot be loaded into `opt`"
-    kind, lay = _opt_layout(opt.state_dict())
+    sd = opt.state_dict()      # the groups as saved: fastai's `OptimWrapper` shows its own names in `param_groups`
+    kind, lay = _opt_layout(sd)
     ck_kind, ck_lay = _opt_layout(opt_state)
     if kind == 'PyTorch' and (ck_kind, ck_lay) == (kind, lay):       # the same groups: the same optimizer's hyperparameters?
-        own = {k for g in opt.param_groups for k in g} & _OPT_HYPERS
+        own = {k for g in sd['param_groups'] for k in g} & _OPT_HYPERS
         ck = {k for g in opt_state['param_groups'] for k in g} & _OPT_HYPERS
         if own != ck:
             raise ValueError(f"the checkpoint's optimizer state is another optimizer's: its parameter groups hold "
