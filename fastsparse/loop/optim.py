@@ -330,5 +330,8 @@ class PruningOptimizerWrapper(SparseOptimizerWrapper):
 def sparse_optimizer(algorithm:str, model, opt, sparsity:float|None=None, pattern=None, distribution=None,
                      total_steps:int|None=None, compact:bool=False, **kwargs) -> SparseOptimizerWrapper:
     "Wrap the PyTorch optimizer `opt` of `model` so that its steps run the registered method `algorithm`, for a hand-written loop; `compact=True`: optimizer state and steps at the active weights only (see `loop.compact`)"
+    if isinstance(opt, nn.Module) and not isinstance(model, nn.Module):
+        raise TypeError(f"sparse_optimizer takes the model, then its optimizer: sparse_optimizer({algorithm!r}, model, opt, "
+                        f"sparsity, ...); got a {type(model).__name__} as the model and a {type(opt).__name__} as the optimizer")
     return SparseOptimizerWrapper(model, opt, make_updater(algorithm, sparsity, pattern, distribution, **kwargs), total_steps,
                                   compact=compact)

@@ -163,6 +163,11 @@ class SparseUpdater:
         self.schedule.bind(n_epoch, total_steps)
         sites = masked_sites(model) if sites is None else sites
         if not sites: raise self._no_masks()
+        if not any(s.weight.requires_grad for s in sites) and any(type(m).__name__ == '_SparseLoraLinear' for m in model.modules()):
+            raise ValueError(f"{type(self).__name__}: the model's LoRA adapters were made sparse by `sparse_lora`, and they "
+                             "keep the base weights' masks by themselves: train it without a sparse method (no sparse "
+                             "callback, no sparse_optimizer). Its masked base weights are frozen, so no method can rewire "
+                             "or prune them; nothing was changed")
         if not any(s.weight.requires_grad for s in sites):    # checked before anything changes
             raise ValueError(f"{type(self).__name__}: every masked weight is frozen (requires_grad=False), so none can "
                              "train: unfreeze the layers to train them sparse (`requires_grad_(True)`; fastai: "

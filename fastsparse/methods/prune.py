@@ -190,7 +190,11 @@ class PruningUpdater(SparseUpdater):
         if self.pattern is None:
             self.pattern = self._record_pattern()
             if isinstance(self.pattern, NM): self.sparsity = self.pattern.sparsity(None, self.sparsity)
-            elif not isinstance(self.distribution, dict): _check_sparsity(self.sparsity)
+            elif not isinstance(self.distribution, dict):
+                if self.sparsity is None:
+                    raise ValueError(f"{type(self).__name__} has no target sparsity: pass one (learn.sparsify('gmp', 0.9), "
+                                     "sparse_optimizer('gmp', model, opt, 0.9)), or a per-layer dict as the distribution")
+                _check_sparsity(self.sparsity)
         targets = _nm_dense(self.pattern, _depthwise_dense(self.pattern, self.sites,
                             layer_sparsities(self.sites, self.sparsity, self.distribution, self.exclude)))
         for s, t in zip(self.sites, targets):         # a pattern the layer's shape does not take: now, not at the first pruning
