@@ -209,13 +209,13 @@ def _example_batch(example, model, batch_size:int):
     reps = -(-batch_size // example.shape[0])
     return example.repeat(reps, *[1] * (example.ndim - 1))[:batch_size] if reps > 1 else example[:batch_size]
 
-def _check_example(model, x):
+def _check_example(model, x, example=None):
     "Raise a clear error, before anything is built, when `model` cannot run on the example batch `x`"
     was = model.training
     try:
         with torch.no_grad(): model.eval()(x)
     except Exception as e:
-        raise ValueError(f"example= does not fit the model: running the model on it (shape {tuple(x.shape)}, {x.dtype}) raised "
+        raise ValueError(f"example= does not fit the model: running the model on it (shape {tuple((example if isinstance(example, torch.Tensor) else x).shape)}, {x.dtype}) raised "
                          f"{type(e).__name__}: {e}. Pass a batch of the model's own inputs (e.g. a few rows of a training "
                          "batch), or leave it out") from e
     finally: model.train(was)
@@ -263,7 +263,7 @@ def condense(model, batch_size:int=1, min_sparsity:float=0.5, repeats:int=5, sli
     if not 0 <= float(min_sparsity) <= 1: raise ValueError(f"min_sparsity must be in [0, 1]; got {min_sparsity!r}")
     if int(batch_size) < 1: raise ValueError(f"batch_size must be at least 1; got {batch_size!r}")
     x = _example_batch(example, model, int(batch_size))
-    if x is not None: _check_example(src, x)
+    if x is not None: _check_example(src, x, example)
     new = copy.deepcopy(src)
     masks = _linear_sites(masked_sites(new))
     make_permanent(new)

@@ -134,8 +134,13 @@ def _csr_weight(layer):
         return torch.sparse_csr_tensor(crow, layer.indices.reshape(-1), layer.values.reshape(-1), (n, layer.in_features),
                                        check_invariants=False)   # in range (checked); unsorted, repeated columns add up
 
+def _csr_runs(values:torch.Tensor) -> bool:
+    "Whether PyTorch's sparse CSR product takes `values`' dtype on its device (on the CPU: float32 and float64 only)"
+    return values.device.type != 'cpu' or values.dtype in (torch.float32, torch.float64)
+
 def _csr(layer, x):
-    "PyTorch's sparse CSR product, with the CSR matrix built once and cached"
+    "PyTorch's sparse CSR product, with the CSR matrix built once and cached (`embedding_bag` for a dtype it does not take)"
+    if not _csr_runs(layer.values): return _embedding_bag(layer, x)
     return _add_bias(layer, (_cached(layer, 'csr', lambda: _csr_weight(layer)) @ x.t()).t())
 
 # %% ../../nbs/04a_export.condensed.ipynb #6f584f59
@@ -400,6 +405,7 @@ def choose_kernel(layer:CondensedLinear, batch_size:int=1, repeats:int=7, kernel
     names = list(available_kernels() if kernels is None else kernels)
     if not names: raise ValueError("no kernels to choose from")
     for n in names: _check_kernel(n)
+    if not _csr_runs(layer.values) and len(names) > 1: names = [n for n in names if n != 'csr']   # it would run `embedding_bag`
     if batch_size < 1: raise ValueError(f"batch_size must be at least 1; got {batch_size}")
     if not float(close) >= 1: raise ValueError(f"close must be at least 1 (math.inf: time every kernel); got {close!r}")
     if not float(margin) >= 1: raise ValueError(f"margin must be at least 1: how many times faster a kernel must be "

@@ -14,6 +14,7 @@ from ..core.sites import masked_sites
 from ..core.sparsify import apply_masks, unsparsify_model
 from .layers import inference_layer
 from .semistructured import to_semi_structured
+from .condensed import _csr_runs
 
 # %% auto #0
 __all__ = ['make_permanent', 'SparseLinear', 'to_sparse_inference']
@@ -53,12 +54,14 @@ class SparseLinear(nn.Module):
         return self.weight_csr.to_dense()
     @property
     def weight_csr(self) -> torch.Tensor:
-        if self._csr is None or self._csr.device != self.values.device:
-            self._csr = torch.sparse_csr_tensor(self.crow, self.col, self.values, (self.out_features, self.in_features))
-        return self._csr
+        if self._csr is None or self._csr[0] is not self.values:    # new buffers (`.to`, `.half()`, a load): made again
+            self._csr = (self.values, torch.sparse_csr_tensor(self.crow, self.col, self.values, (self.out_features, self.in_features)))
+        return self._csr[1]
+    def __getstate__(self): return {**self.__dict__, '_csr': None}    # copies and pickles leave the cache behind
     def forward(self, x):
         shp = x.shape
-        y = (self.weight_csr @ x.reshape(-1, shp[-1]).t()).t()
+        if not _csr_runs(self.values): y = F.linear(x.reshape(-1, shp[-1]), self.weight)   # no sparse product for this dtype here
+        else: y = (self.weight_csr @ x.reshape(-1, shp[-1]).t()).t()
         if self.bias is not None: y = y + self.bias
         return y.reshape(*shp[:-1], self.out_features)
     def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):
@@ -100,6 +103,7 @@ def to_sparse_inference(model, batch_size:int=64, min_speedup:float=1.1, repeats
             if not (isinstance(s.owner, nn.Linear) and s.pname == 'weight' and s.user is s.owner):
                 row['reason'] = f'{type(s.owner).__name__}: no sparse kernel, kept dense'
             elif sp < min_sparsity: row['reason'] = f'sparsity {sp:.2f} < min_sparsity {min_sparsity}'
+            elif not _csr_runs(w): row['reason'] = f'{w.dtype} on {w.device.type}: no sparse CSR product for it, kept dense'
             else:
                 x = torch.randn(batch_size, w.shape[1], dtype=w.dtype)
                 csr = (w * s.mask).to_sparse_csr()
