@@ -23,6 +23,18 @@ _ZERO_PRESERVING_FASTAI = {'sgd_step', 'weight_decay', 'l2_reg', 'average_grad',
                            'rms_prop_step', 'step_stat', 'debias', 'adam_step', 'radam_step', 'qhadam_step',
                            'larc_layer_lr', 'larc_step', 'lamb_step'}
 
+def _vanishing_eps(opt) -> str|None:
+    "Where a PyTorch optimizer's `eps` rounds to 0 in the dtype of weights it steps (1e-8 in float16): a weight whose gradient and state are zero steps by 0/0, NaN; says which, or None"
+    inner = getattr(opt, 'opt', None)
+    if isinstance(inner, torch.optim.Optimizer): opt = inner          # fastai's OptimWrapper
+    for g in getattr(opt, 'param_groups', None) or ():
+        eps = g.get('eps') if isinstance(g, dict) else None
+        if not isinstance(eps, float) or eps <= 0: continue
+        for p in g['params']:
+            if p.is_floating_point() and p.dtype.itemsize < 4 and float(torch.tensor(eps, dtype=p.dtype)) == 0:
+                return f"{type(opt).__name__}'s eps={eps:g} is 0 in {p.dtype}, its weights' dtype"
+    return None
+
 def _fastai_optimizer(opt) -> bool:
     "Whether `opt` is fastai's own `Optimizer` (not Lookahead, not an `OptimWrapper` around a PyTorch optimizer)"
     return type(opt).__name__ == 'Optimizer' and getattr(opt, 'cbs', None) is not None
@@ -32,7 +44,8 @@ def zero_preserving(opt) -> bool:
     inner = getattr(opt, 'opt', None)
     if isinstance(inner, torch.optim.Optimizer): opt = inner          # fastai's OptimWrapper
     if isinstance(opt, torch.optim.Optimizer):
-        return type(opt).__name__ in _ZERO_PRESERVING_TORCH and type(opt).__module__.startswith('torch.optim')
+        return (type(opt).__name__ in _ZERO_PRESERVING_TORCH and type(opt).__module__.startswith('torch.optim')
+                and _vanishing_eps(opt) is None)      # 0 / (0 + eps) is NaN where eps is 0 in the weights' dtype
     return _fastai_optimizer(opt) and \
         all(getattr(getattr(f, 'func', f), '__name__', None) in _ZERO_PRESERVING_FASTAI for f in opt.cbs)  # partials too
 

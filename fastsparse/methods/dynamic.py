@@ -16,7 +16,7 @@ from ..sparsity.patterns import get_pattern, Unstructured
 from ..sparsity.schedule import MaskSchedule, cosine_decay, epochs, schedule_args
 from ..core.distributed import is_sharded, same_everywhere, shard_like, sync_sites_, unsharded
 from ..core.hooks import ensure_enforced, set_dense_grads
-from ..core.report import mask_markers, zero_preserving
+from ..core.report import mask_markers, zero_preserving, _vanishing_eps
 from ..core.sites import masked_sites
 from ..core.sparsify import apply_masks, mask_grads_, sparsify_model, _normalised_dim
 from ..core.compute import COMPUTE_MODES, set_compute, compute_modes, _check_min_sparsity, _release_sinks, _refcount, _SOLE_REFS
@@ -189,6 +189,12 @@ class SparseUpdater:
                           "they are, so the model ends less sparse than its target: unfreeze them to prune them too "
                           "(fastai: `learn.unfreeze()`; `fine_tune`'s second fit prunes them)", UserWarning)
         self.layers = [LayerState(s) for s in self.sites]    # what the method keeps of each weight
+        eps = _vanishing_eps(opt)
+        if eps is not None:
+            warnings.warn(f"{type(self).__name__}: {eps}, so a weight whose gradient and optimizer state are zero (every "
+                          "weight a mask turns off) steps by 0/0, NaN. The masked weights are zeroed again after each "
+                          "step, but kept weights whose gradients underflow turn NaN as in any float16 run: give eps=1e-4 "
+                          "or more, train in bfloat16, or keep float32 weights under torch.autocast", UserWarning)
         self._reset()
         if self.schedule.start.value == 0: self.anchor = self.epoch_anchor = 0
         self.sharded = self._is_sharded()

@@ -216,12 +216,21 @@ class PruningUpdater(SparseUpdater):
     def started(self):
         if self.n_steps == 0 and self.score is not None: self._warn_no_pruning()
 
+    def _ends_with_fit(self) -> bool:
+        "Whether the ramp's window ends at the fit's last step (no step of this fit lies past it)"
+        w, total = self.schedule.steps_window(), self.total_steps
+        return bool(total) and w is not None and w[1] == total
+
     def _warn_no_pruning(self):
         "Warn when a fresh fit ends before the ramp starts: the masks would stay as they are, silently"
         total, sch = self.total_steps, self.schedule
         if not total or (sch.in_epochs and not self.n_epoch): return
         if _in_fine_tune() and not all(p.requires_grad for p in self.model.parameters()): return   # its first fit: the head
-        start = sch.steps_window()[0]
+        start, end = sch.steps_window()
+        if start < total and end > total:
+            warnings.warn(f"the pruning ramp of {type(self).__name__} ends at end={sch.end!r}, after this fit's {total} "
+                          "optimizer steps: the masks will not reach the target sparsity in this fit. Give an end within "
+                          "the fit (e.g. end=1.0, its last step) or train longer", UserWarning, stacklevel=2)
         if start < total: return
         warnings.warn(f"no pruning will happen in this fit: {type(self).__name__} prunes between start={sch.start!r} and "
                       f"end={sch.end!r}, and this fit ends after {total} optimizer steps, before the start; the masks "
@@ -239,7 +248,8 @@ class PruningUpdater(SparseUpdater):
         if self.score is None or self.done: return False
         pos = self._open(pct)
         if pos < 0: return False
-        at_end = pos >= 1                        # the target is reached on the first step at or past the end
+        # the target is reached on the first step at or past the end, or on the fit's last step when the window ends with the fit
+        at_end = pos >= 1 or (self._ends_with_fit() and self.schedule.position(self.n_steps, pct, ahead=1) >= 1)
         if not (at_end or self.retry or self.schedule.due(self.n_steps + 1, self.anchor, first=True)): return False
         if not self._grads_ok('pruning step'): return False
         f = 1. if at_end or isinstance(self.pattern, NM) else self.sched(self.f0, 1., pos)
