@@ -116,6 +116,11 @@ def prune_types() -> tuple:
 # %% ../../nbs/05h_loop.recipes.ipynb #0e958f3f
 class _RecipeLoader(yaml.SafeLoader): pass
 _RecipeLoader.add_constructor('!Pruner', lambda loader, node: loader.construct_mapping(node, deep=True))
+def _int_or_pattern(loader, node):
+    "YAML 1.1 reads an unquoted `2:4` as the base-60 number 124: a recipe's N:M pattern stays the text it was"
+    v = loader.construct_scalar(node)
+    return v if ':' in v else yaml.SafeLoader.construct_yaml_int(loader, node)
+_RecipeLoader.add_constructor('tag:yaml.org,2002:int', _int_or_pattern)
 
 def _unknown(keys, allowed, where, src):
     for k in keys:
