@@ -225,6 +225,9 @@ def _check(p, a, given):
     if (a.sum_every or 1) > 1 and (a.growth_gradient or _GRADIENT_GROWTH[a.method]) == 'step':
         p.error(f"--sum-every samples the steps whose gradients the interval's sum adds, and --method {a.method} grows by "
                 "the update step's gradient here; add --growth-gradient interval, or drop --sum-every")
+    if a.compact and not getattr(METHODS_.get(a.method), 'compact', True):
+        p.error(f"--compact: --method {a.method} cannot keep its optimizer state at the active weights only "
+                f"({'it trains a reparametrized weight' if METHODS_[a.method].kind == 'ste' else 'it reads or steps weights outside the masks'}); drop --compact")
     if a.shrink and a.method not in _SHRINKS:
         p.error(f"--shrink cuts out the units and channels a method removes, and --method {a.method} removes none; use "
                 f"it with --method {' or '.join(_SHRINKS)}, or drop --shrink")

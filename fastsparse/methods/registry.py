@@ -31,6 +31,7 @@ class Method:
     grid: tuple = ()                 # the layer distributions of its rows in the grid
     required: tuple = ()             # arguments it cannot do without ('sparsity': a target it prunes to)
     removes_units: bool = False      # it removes whole units or channels, which `shrink=True` cuts out while training
+    compact: bool = True             # its optimizer state can be kept at the active weights only (`compact=True`)
 
     def load(self):
         "The class (or function) that implements the method: the one import of torch the registry makes"
@@ -43,7 +44,7 @@ METHODS: dict = {}
 
 def register_method(name:str, kind:str, target:str, doc:str='', pattern:str|None=None, interval:int|None=None,
                     fixed:bool=False, own_distribution:bool=False, label:str='', grid=(), required=(), removes_units:bool=False,
-                    **options) -> Method:
+                    compact:bool=True, **options) -> Method:
     "Add (or replace) the method `name`: its updater `target` ('module:Class') is made with `options` by `make_updater`"
     if kind not in KINDS: raise ValueError(f"kind must be one of {', '.join(map(repr, KINDS))}; got {kind!r}")
     if not isinstance(name, str) or not name or name != name.lower() or any(c.isspace() for c in name):
@@ -51,7 +52,7 @@ def register_method(name:str, kind:str, target:str, doc:str='', pattern:str|None
     if isinstance(target, str) and ':' not in target or not (isinstance(target, str) or callable(target)):
         raise ValueError(f"target is 'package.module:Class', the import path of the method's updater (or the class); got {target!r}")
     METHODS[name] = m = Method(name, kind, target, doc, dict(options), pattern, interval, fixed, own_distribution,
-                               label or name, tuple(grid), tuple(required), bool(removes_units))
+                               label or name, tuple(grid), tuple(required), bool(removes_units), bool(compact and kind != 'ste'))
     return m
 
 # %% ../../nbs/03_methods.registry.ipynb #4afd985f
@@ -71,7 +72,7 @@ register_method('static_sparse', 'dynamic', 'fastsparse.methods.dynamic:DynamicS
 register_method('set', 'dynamic', 'fastsparse.methods.dynamic:SET', 'SET: drop by |w|, grow at random', interval=100,
                 label='SET', grid=('erk',))
 register_method('snfs', 'dynamic', 'fastsparse.methods.dynamic:SNFS', 'SNFS: grow by momentum, redistribute across layers',
-                interval=100, label='SNFS', grid=('erk',))
+                interval=100, label='SNFS', grid=('erk',), compact=False)   # it reads the momentum of every weight
 register_method('rigl', 'dynamic', 'fastsparse.methods.dynamic:RigL', 'RigL: drop by |w|, grow by |gradient|', interval=100,
                 label='RigL', grid=('uniform', 'erk'))
 register_method('srigl', 'dynamic', 'fastsparse.methods.srigl:SRigL',
@@ -86,7 +87,8 @@ register_method('granet', 'dynamic', 'fastsparse.methods.granet:GraNet',
 register_method('mest', 'dynamic', 'fastsparse.methods.mest:MEST',
                 'MEST: drop by |w| + |gradient|, grow at random, drop fraction in steps', interval=100, label='MEST',
                 grid=('erk',))
-register_method('topkast', 'dynamic', 'fastsparse.methods.topkast:TopKAST', 'Top-KAST: forward through the top-k by |w|, train a 2x larger top-k set', interval=100, label='Top-KAST', grid=('erk',))
+register_method('topkast', 'dynamic', 'fastsparse.methods.topkast:TopKAST', 'Top-KAST: forward through the top-k by |w|, train a 2x larger top-k set', interval=100, label='Top-KAST', grid=('erk',),
+                compact=False)   # it steps weights outside its forward masks
 
 # %% ../../nbs/03_methods.registry.ipynb #1b45b346
 def method_names(*kinds) -> tuple:
