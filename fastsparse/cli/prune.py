@@ -63,6 +63,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                 f"{fixed:g}; got --sparsity {a.sparsity:g}: leave --sparsity out")
     if a.sparsity is None: a.sparsity = 0.5 if fixed is None else fixed
     if a.method != 'magnitude' and a.calibration is None: p.error(f"--method {a.method} needs --calibration FILE (a text file)")
+    if a.method == 'magnitude' and a.calibration is not None:
+        p.error("--calibration: --method magnitude reads no calibration data; drop --calibration, or use --method wanda or sparsegpt")
     if a.calibration is not None and not Path(a.calibration).is_file(): p.error(f"--calibration: no such file: {a.calibration!r}")
     if Path(a.out).resolve() == Path(a.model_dir).resolve(): p.error("--out is the model folder: give another folder")
     return a
