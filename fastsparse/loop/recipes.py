@@ -6,7 +6,7 @@ Docs: https://fastsparse.github.io/fastsparse/loop.recipes.html.md"""
 
 # %% ../../nbs/05h_loop.recipes.ipynb #852043bc
 from __future__ import annotations
-import difflib
+import difflib, warnings
 from pathlib import Path
 from functools import partial
 import torch.nn as nn
@@ -54,7 +54,21 @@ def check_epoch_table(table:dict) -> dict:
         elif isinstance(p, dict): [_density(v, f"epoch table, epoch {ep}, layer {k!r}") for k, v in p.items()]
         else: _density(p, f"epoch table, epoch {ep}")
         out[ep] = step
+    seen = {}                                      # the masks only shrink: no density may rise from one entry to a later one
+    for ep in sorted(out):
+        for k, d in _densities(out[ep]).items():
+            if k in seen and d > seen[k][1] + 1e-12:
+                raise ValueError(f"epoch table: the density {'of ' + repr(k) + ' ' if k else ''}rises from {seen[k][1]:g} at "
+                                 f"epoch {seen[k][0]} to {d:g} at epoch {ep}; a table prunes (masks only shrink), so give "
+                                 "each entry at most the density of the entries before it")
+            seen[k] = (ep, d)
     return out
+
+def _densities(step:dict) -> dict:
+    "{layer key, or '' for every layer: the density an epoch-table entry asks for}"
+    p = step['prune_rate_pattern']
+    if step['method'] == 'str_unified_local': return {'': p[0] / p[1]}
+    return {k: float(v) for k, v in p.items()} if isinstance(p, dict) else {'': float(p)}
 
 # %% ../../nbs/05h_loop.recipes.ipynb #87c8a9f9
 def flax_layer_names(sites:list) -> dict:
@@ -103,6 +117,10 @@ class EpochTablePruning(Callback):
                 for k in step['prune_rate_pattern']: _layer_key(k, sites, flax)
             if step['method'] == 'str_unified_local':
                 for s in sites: NM(*step['prune_rate_pattern']).check(s.weight.shape)
+        n = getattr(self.learn, 'n_epoch', None)
+        if n is not None and min(self.table) >= n:
+            warnings.warn(f"the epoch table prunes from epoch {min(self.table)}, and this fit has {n} epochs (0 to {n - 1}): "
+                          "it will prune nothing; train longer or give earlier epochs", UserWarning)
     def before_epoch(self):
         if self.epoch in self.table: apply_table_step(self.learn.model, self.table[self.epoch], self.learn.opt)
     def after_fit(self):
