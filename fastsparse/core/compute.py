@@ -332,6 +332,7 @@ def _forward(self, x):
             c.said.add(why)
             warnings.warn(f"masked layers asked to compute sparse compute densely: {why} (the first: a {type(self).__name__} "
                           f"{tuple(self.weight.shape)}; `compute_report(model)` lists each layer)", UserWarning, stacklevel=2)
+    if why is None and c.why is not None: c.why = None          # an earlier call's reason (its dtype, autocast) is past
     if why is None and self.weight.device.type == 'cuda':      # a 2:4 or block mask on a GPU: the GPU's sparse kernels
         if c.mode == 'sparse' or c.pick(self, x.reshape(-1, x.shape[-1]), None) == 'sparse': return _gpu_forward(self, x)
     elif why is None:                                            # on the CPU: the products over the active weights
