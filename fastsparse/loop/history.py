@@ -60,6 +60,7 @@ class SparsityHistory:
         self._n_updates = self.n_updates
         self.rows, self._pos, self._flops = [], None, None
         self.samples = self.dense_samples = 0                         # since the last row: sparse and dense-gradient
+        self.counted = False                                          # whether any training batch was counted
         self.train_flops = self.dense_train_flops = 0.
         self.last_turnover, self.sparsity = 0, math.nan
 
@@ -90,6 +91,7 @@ class SparsityHistory:
         "Count one training batch of `bs` samples (its backward pass done) in the training FLOPs"
         if any(r.dense_grad for r in self._recs): self.dense_samples += bs
         else: self.samples += bs
+        self.counted = True
 
     def _count_train_flops(self):
         if self._flops is not None:
@@ -129,8 +131,9 @@ class SparsityHistory:
         rows.append(dict(step=int(step), epoch=float(epoch), event=event, layer='total', **tot, density=tot['kept'] / n,
                          sparsity=1 - tot['nonzeros'] / n,
                          flops=self._flops[1] if self._flops is not None else math.nan,
-                         train_flops=self.train_flops if self._pos is not None else math.nan,
-                         dense_train_flops=self.dense_train_flops if self._pos is not None else math.nan))
+                         # NaN, not 0, after steps no batch was counted for (a loop that never called `add_batch`)
+                         train_flops=self.train_flops if self._pos is not None and (self.counted or not step) else math.nan,
+                         dense_train_flops=self.dense_train_flops if self._pos is not None and (self.counted or not step) else math.nan))
         self.rows += rows
         self.last_turnover, self.sparsity = last, rows[-1]['sparsity']
         return rows
