@@ -133,7 +133,17 @@ def main(argv=None) -> int:
         from fastsparse.export.checkpoint import save_safetensors
         from fastsparse.methods.oneshot import prune_oneshot, oneshot_report
     T.logging.set_verbosity_error()
-    t0 = time.perf_counter()
+    bars = T.utils.logging.is_progress_bar_enabled()
+    if a.no_progress: T.utils.logging.disable_progress_bar()    # transformers' loading and writing bars too
+    try: return _prune(a, T, torch, t0=time.perf_counter())
+    finally:
+        if bars: T.utils.logging.enable_progress_bar()
+
+def _prune(a, T, torch, t0):
+    from fastsparse.core.report import sparsity_report
+    from fastsparse.core.sparsify import unsparsify_model
+    from fastsparse.export.checkpoint import save_safetensors
+    from fastsparse.methods.oneshot import prune_oneshot, oneshot_report
     try:
         dev = torch.device(a.device)
         if dev.type == 'cuda' and (not torch.cuda.is_available() or (dev.index or 0) >= torch.cuda.device_count()):
