@@ -25,8 +25,7 @@ _ZERO_PRESERVING_FASTAI = {'sgd_step', 'weight_decay', 'l2_reg', 'average_grad',
 
 def _vanishing_eps(opt) -> str|None:
     "Where a PyTorch optimizer's `eps` rounds to 0 in the dtype of weights it steps (1e-8 in float16): a weight whose gradient and state are zero steps by 0/0, NaN; says which, or None"
-    inner = getattr(opt, 'opt', None)
-    if isinstance(inner, torch.optim.Optimizer): opt = inner          # fastai's OptimWrapper
+    opt = _torch_inner(opt)
     for g in getattr(opt, 'param_groups', None) or ():
         eps = g.get('eps') if isinstance(g, dict) else None
         if not isinstance(eps, float) or eps <= 0: continue
@@ -35,14 +34,18 @@ def _vanishing_eps(opt) -> str|None:
                 return f"{type(opt).__name__}'s eps={eps:g} is 0 in {p.dtype}, its weights' dtype"
     return None
 
+def _torch_inner(opt):
+    "The PyTorch optimizer in fastai's `OptimWrapper`, or `opt`"
+    inner = getattr(opt, 'opt', None)
+    return inner if isinstance(inner, torch.optim.Optimizer) else opt
+
 def _fastai_optimizer(opt) -> bool:
     "Whether `opt` is fastai's own `Optimizer` (not Lookahead, not an `OptimWrapper` around a PyTorch optimizer)"
     return type(opt).__name__ == 'Optimizer' and getattr(opt, 'cbs', None) is not None
 
 def zero_preserving(opt) -> bool:
     "Whether `opt` leaves a weight at zero when its gradient and its per-weight state are zero (elementwise steps)"
-    inner = getattr(opt, 'opt', None)
-    if isinstance(inner, torch.optim.Optimizer): opt = inner          # fastai's OptimWrapper
+    opt = _torch_inner(opt)
     if isinstance(opt, torch.optim.Optimizer):
         return (type(opt).__name__ in _ZERO_PRESERVING_TORCH and type(opt).__module__.startswith('torch.optim')
                 and _vanishing_eps(opt) is None)      # 0 / (0 + eps) is NaN where eps is 0 in the weights' dtype

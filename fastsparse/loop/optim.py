@@ -102,7 +102,7 @@ def _mask_marks(sites:list) -> list:
     out = []
     for s in sites:
         m = s.mask
-        m = (m.to_local() if hasattr(m, 'to_local') else m).reshape(max(m.shape[0] if m.ndim else 1, 1), -1)   # a shard: its own
+        m = (m.to_local() if hasattr(m, 'to_local') else m).flatten(1)     # a shard: its own; rows are the first dimension
         rows, cols = m.sum(1), m.sum(0)
         out.append([int(rows.sum()), int((rows * torch.arange(len(rows), device=m.device)).sum()),
                     int((cols * torch.arange(len(cols), device=m.device)).sum())])
