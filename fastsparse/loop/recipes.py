@@ -207,7 +207,11 @@ def load_recipe(path_or_text) -> list:
     _unknown(wc, _GLOBAL_KEYS, 'pruning.approach.weight_compression', src)
     glob = {k: train[k] for k in ('start_epoch', 'end_epoch', 'frequency') if k in train}
     glob.update({k: v for k, v in wc.items() if k != 'pruners'})
-    pruners = wc.get('pruners') or [{}]
+    pruners = wc.get('pruners')
+    if pruners is None: pruners = [{}]   # no list: one pruner from the global settings
+    elif not isinstance(pruners, list) or not pruners:
+        raise ValueError(f"{src}: `pruners` must be a non-empty list of pruners, got {pruners!r}; leave it out to prune "
+                         "every layer with weight_compression's own settings")
     out = []
     for i, pz in enumerate(pruners):
         if not isinstance(pz, dict): raise ValueError(f"{src}: pruner {i} is not a mapping")
