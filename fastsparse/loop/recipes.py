@@ -62,6 +62,15 @@ def check_epoch_table(table:dict) -> dict:
                                  f"epoch {seen[k][0]} to {d:g} at epoch {ep}; a table prunes (masks only shrink), so give "
                                  "each entry at most the density of the entries before it")
             seen[k] = (ep, d)
+    unstr = None                                   # N:M needs N active weights in every group: none may follow unstructured pruning
+    for ep in sorted(out):
+        m = out[ep]['method']
+        if m == 'str_unified_local' and unstr is not None:
+            n, mm = out[ep]['prune_rate_pattern']
+            raise ValueError(f"epoch table, epoch {ep}: the ({n}, {mm}) entry follows the unstructured entry at epoch {unstr}, "
+                             f"which can leave a group of {mm} weights with fewer than {n} (N:M pruning shrinks the masks, it "
+                             "cannot fill a group); give the N:M entry before the unstructured ones, which then prune within its masks")
+        if m != 'str_unified_local' and min(_densities(out[ep]).values()) < 1: unstr = ep if unstr is None else unstr
     return out
 
 def _densities(step:dict) -> dict:
