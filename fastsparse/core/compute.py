@@ -318,8 +318,14 @@ def _sparse_forward(self, x):
     self._fastsparse_compute.traced_dense = True                # the report says so
     return type(self).forward(self, x)
 
+def _misfit(m:nn.Module, x:torch.Tensor) -> bool:
+    "Whether `x` does not fit `m`'s weight: the layer's own forward then raises PyTorch's error for it (the kernels check nothing)"
+    if isinstance(m, nn.Conv2d): return x.dim() not in (3, 4) or x.shape[-3] != m.in_channels
+    return x.dim() == 0 or x.shape[-1] != m.weight.shape[0 if isinstance(m, TransformersConv1D) else 1]
+
 def _forward(self, x):
     "`_sparse_forward` in eager mode"
+    if _misfit(self, x): return type(self).forward(self, x)
     c, rec = self._fastsparse_compute, _records(self).get('weight')
     # the gradient hook skips masking a gradient that the sparse products wrote (`grad_clean`) only if no dense product
     # adds to it (`grad_dirty`: a layer called twice, each way); a flag of a backward that filled no `.grad`
