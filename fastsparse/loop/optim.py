@@ -155,10 +155,12 @@ class _Carried:
 class SparseOptimizerWrapper(torch.optim.Optimizer):
     "Wrap a PyTorch optimizer so that its steps also run a fastsparse updater (or a fastsparse callback's updater); it is an `Optimizer` itself"
     compact = None              # the `CompactSteps` of `compact=True`
-    def __init__(self, model:nn.Module, opt, method, total_steps:int|None=None, n_epoch:int=1, record:bool=True,
+    def __init__(self, model:nn.Module, opt, method, total_steps:int|None=None, n_epoch:int|None=None, record:bool=True,
                  compact:bool=False):
         if total_steps is not None and (isinstance(total_steps, bool) or not isinstance(total_steps, int) or total_steps < 1):
             raise ValueError(f"total_steps must be a positive integer (the optimizer steps of the whole run); got {total_steps!r}")
+        if n_epoch is not None and (isinstance(n_epoch, bool) or not isinstance(n_epoch, int) or n_epoch < 1):
+            raise ValueError(f"n_epoch must be a positive integer (the epochs of the whole run); got {n_epoch!r}")
         cb = None if isinstance(method, SparseUpdater) else method    # a fastai callback that drives an updater, if given
         updater = getattr(cb, 'updater', None) if cb is not None else method
         if not isinstance(updater, SparseUpdater):
@@ -167,6 +169,13 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
                             "`ste_sparsify(model, sparsity)` before training and `ste_finalize(model)` after")
         if compact: _check_compact(model, opt, updater)     # before anything changes
         _check_holds(model, opt, updater)
+        sch = getattr(updater, 'schedule', None)
+        in_ep = [k for k in ('every', 'start', 'end') if getattr(getattr(sch, k, None), 'unit', None) == 'epochs']
+        if in_ep and n_epoch is None:
+            raise ValueError(f"{', '.join(f'{k}={getattr(sch, k)!r}' for k in in_ep)} counts epochs: pass n_epoch= (the epochs "
+                             "of the run) and call `record()` at each epoch's end, or give the schedule in optimizer steps or "
+                             "fractions of training; nothing was changed")
+        n_epoch = 1 if n_epoch is None else n_epoch
         self.model, self.opt, self.updater, self.total_steps, self.taken = model, opt, updater, total_steps, 0
         self.cb = cb
         src = cb if cb is not None else updater       # which weights and how to sparsify: the callback's (a subclass may override)
@@ -236,10 +245,12 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
         return loss
 
     def record(self, xb=None, event:str='epoch'):
-        "Record a row of the sparsity history now (call it at each epoch end); `xb`: a batch to count FLOPs with, the first time"
+        "Record a row of the sparsity history now; call it at each epoch end, which also counts the epoch for a schedule in `epochs(...)` (with `record=False` too); `xb`: a batch to count FLOPs with, the first time"
+        if event == 'epoch':                    # the method's epoch end (a schedule in epochs counts them)
+            self.epochs_done += 1; self.updater.after_epoch()
+            if self.history is None: return None
         if self.history is None: raise ValueError("this wrapper keeps no sparsity history: it was made with record=False")
         if xb is not None and not self.history.traced: self.history.trace(xb)
-        if event == 'epoch': self.epochs_done += 1
         self.history.check(self.taken, self.pct * self.n_epoch)
         return self.history.record(event, self.taken, self.epochs_done if event == 'epoch' else self.pct * self.n_epoch)
     @property
@@ -328,10 +339,10 @@ class PruningOptimizerWrapper(SparseOptimizerWrapper):
 
 # %% ../../nbs/05d_loop.optim.ipynb #ca9d167a
 def sparse_optimizer(algorithm:str, model, opt, sparsity:float|None=None, pattern=None, distribution=None,
-                     total_steps:int|None=None, compact:bool=False, **kwargs) -> SparseOptimizerWrapper:
-    "Wrap the PyTorch optimizer `opt` of `model` so that its steps run the registered method `algorithm`, for a hand-written loop; `compact=True`: optimizer state and steps at the active weights only (see `loop.compact`)"
+                     total_steps:int|None=None, compact:bool=False, n_epoch:int|None=None, **kwargs) -> SparseOptimizerWrapper:
+    "Wrap the PyTorch optimizer `opt` of `model` so that its steps run the registered method `algorithm`, for a hand-written loop; `compact=True`: optimizer state and steps at the active weights only (see `loop.compact`); `n_epoch`: the run's epochs, for a schedule in `epochs(...)`"
     if isinstance(opt, nn.Module) and not isinstance(model, nn.Module):
         raise TypeError(f"sparse_optimizer takes the model, then its optimizer: sparse_optimizer({algorithm!r}, model, opt, "
                         f"sparsity, ...); got a {type(model).__name__} as the model and a {type(opt).__name__} as the optimizer")
     return SparseOptimizerWrapper(model, opt, make_updater(algorithm, sparsity, pattern, distribution, **kwargs), total_steps,
-                                  compact=compact)
+                                  n_epoch=n_epoch, compact=compact)

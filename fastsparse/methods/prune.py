@@ -250,8 +250,12 @@ class PruningUpdater(SparseUpdater):
         if pos < 0: return False
         # the target is reached on the first step at or past the end, or on the fit's last step when the window ends with the fit
         at_end = pos >= 1 or (self._ends_with_fit() and self.schedule.position(self.n_steps, pct, ahead=1) >= 1)
-        if not (at_end or self.retry or self.schedule.due(self.n_steps + 1, self.anchor, first=True)): return False
+        # due: the window's first step, then every `every` steps, or the first step after every `every` epochs
+        due = (self.n_steps == self.anchor or self.epoch_flag) if self.schedule.in_epochs else \
+              self.schedule.due(self.n_steps + 1, self.anchor, first=True)
+        if not (at_end or self.retry or due): return False
         if not self._grads_ok('pruning step'): return False
+        self.epoch_flag = False
         f = 1. if at_end or isinstance(self.pattern, NM) else self.sched(self.f0, 1., pos)
         sps = [None if l.target is None else max(l.target * f, l.floor) for l in self.layers]
         with unsharded(self.sites, self.opt):    # sharded (fully_shard): whole tensors while it decides, shards after
