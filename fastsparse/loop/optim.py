@@ -267,7 +267,8 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
         "Clip the gradients this optimizer will step with (masked, compact ones included), as `torch.nn.utils.clip_grad_norm_` does; returns their total norm"
         # in RigL's summing window the gradients are still dense here: summed and masked now (not again in `step`), so
         # that clipping sees what the optimizer uses; non-finite gradients (a step GradScaler will skip) are left alone
-        if getattr(self.updater, 'summing', False) and finite_grads(self.updater.sites): self.updater.before_clip()
+        if (getattr(self.updater, 'summing', False) or getattr(self.updater, 'masks_before_clip', False)) and finite_grads(self.updater.sites):
+            self.updater.before_clip()
         grads = [p.grad for g in self.opt.param_groups for p in g['params'] if p.grad is not None
                  and not isinstance(p.grad, CompactGradView)]          # the compact gradients they show: below, once
         if self.compact is not None: grads += self.compact.grads()

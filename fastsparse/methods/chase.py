@@ -62,6 +62,10 @@ class Chase(UnitRemovingUpdater):
         if self.channel_ranking not in ('global', 'layer'):
             raise ValueError(f"channel_ranking must be 'global' (the paper's) or 'layer'; got {self.channel_ranking!r}")
         super().setup()
+        bad = [l for l in self.layers if not isinstance(l.pattern, Unstructured) and not bool(l.mask.all())]
+        if bad: raise ValueError(f"chase rewires single weights, but the mask of {bad[0].site.name} has the {bad[0].pattern} "
+                                 "pattern, which it would not keep: start from unstructured masks, or keep the pattern with a "
+                                 "method that takes it (rigl, set, mest, gmp)")
         by_name = {l.name: l for l in self.layers}
         for l in self.layers:
             s, k = l.site, l.link

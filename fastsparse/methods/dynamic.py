@@ -460,6 +460,16 @@ class DynamicSparseUpdater(SparseUpdater):
         return pat
 
     def started(self):
+        # a method that keeps another pattern than the masks' records name (SRigL's constant fan-in on 2:4 masks): the
+        # records say what the masks will keep from now on
+        moved = [l for l in self.layers if self.drop_fraction and not bool(l.mask.all())
+                 and str(l.pattern) != str(l.site.record.pattern or 'unstructured')]
+        if moved:
+            warnings.warn(f"{type(self).__name__} rewires under the {moved[0].pattern} pattern, and the masks of "
+                          f"{', '.join(l.site.name for l in moved[:3])}{', ...' if len(moved) > 3 else ''} have the "
+                          f"{moved[0].site.record.pattern} pattern, which they will not keep; their records now say "
+                          f"{moved[0].pattern}", UserWarning, stacklevel=3)
+            for l in moved: l.site.record.pattern = str(l.pattern)
         if self.reset_state:
             for s in self.sites: zero_opt_state_(self.opt, s.weight, s.mask)
         if self.drop_fraction and self.n_steps == 0: _warn_no_update(self)

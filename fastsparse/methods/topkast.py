@@ -56,6 +56,10 @@ class TopKAST(SparseUpdater):
 
     def setup(self):
         if self.sharded: raise self._sharded()
+        bad = [s for s in self.sites if str(s.record.pattern or 'unstructured') != 'unstructured' and not bool(s.mask.all())]
+        if bad: raise ValueError(f"topkast ranks single weights by magnitude, but the mask of {bad[0].name} has the "
+                                 f"{bad[0].record.pattern} pattern, which it would not keep: start from unstructured masks, or "
+                                 "keep the pattern with a method that takes it (rigl, set, mest, gmp)")
         set_dense_grads(self.sites, True)          # the gradient of B \ A: the weights the forward pass does not use
         g = torch.Generator().manual_seed(self.seed)
         for l in self.layers:
@@ -80,6 +84,13 @@ class TopKAST(SparseUpdater):
                 w.copy_(theta * new_a); l.reserve.copy_(theta * ~new_a)
             s.set_mask_(new_a); l.backward = new_b   # not `commit_mask_`: a weight entering A brings the value it trained to in B \ A
         self.n_updates += 1
+
+    masks_before_clip = True     # the wrapper's `clip_grad_norm_` calls `before_clip` (the gradient outside B is not stepped)
+    def before_clip(self):
+        "Before gradient clipping: the gradients masked to each layer's backward set B, as the step takes them (not on a step that chooses the sets again, whose B is not chosen yet)"
+        if self.is_due(self.n_steps + 1): return
+        for l in self.layers:
+            if l.weight.grad is not None: l.weight.grad.mul_(l.backward)
 
     def before_step(self, pct:float) -> bool:
         "Choose the sets again when due; then let B train: its weights written into the weight, the gradient masked to B, the penalty added"
@@ -112,9 +123,10 @@ class TopKAST(SparseUpdater):
     def state_dict(self) -> dict:
         "The place in the schedule, each layer's backward set and the weights outside its forward set"
         return {**super().state_dict(), 'backward': [l.backward.cpu().clone() for l in self.layers],
-                'reserve': [l.reserve.detach().cpu().clone() for l in self.layers]}
+                'reserve': [l.reserve.detach().cpu().clone() for l in self.layers], 'generator': self._gen.get_state()}
     def load_state_dict(self, d:dict):
         super().load_state_dict(d)
         for l, b, r in zip(self.layers, d.get('backward', ()), d.get('reserve', ())):
             l.backward = b.to(l.backward.device); l.reserve.copy_(r)
+        if 'generator' in d: self._gen.set_state(d['generator'])    # its ties among equal magnitudes, as they would have gone
         return self
