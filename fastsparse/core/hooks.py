@@ -11,7 +11,7 @@ import sys
 import torch, torch.nn as nn
 from ..ops.masks import mask_, unpack_mask
 from ..ops.spmm import _DATA_TAKEN, CompactGradView
-from .sites import _records
+from .sites import _records, _records_seen
 from .distributed import is_sharded
 
 # %% auto #0
@@ -27,7 +27,7 @@ class SparseHooks:
         for s in self.sites:                      # gradient hooks added later, when a frozen weight became trainable
             d = getattr(s.weight, '_post_accumulate_grad_hooks', None) or {}
             for k in [k for k, f in d.items() if getattr(f, '_fastsparse', False)]: del d[k]
-            rec = _records(s.owner).get(s.pname)
+            rec = _records_seen(s.owner).get(s.pname)
             if rec is not None: rec.dense_grad = False
             _untrack_data(s.weight)
         self.handles = []
@@ -207,7 +207,7 @@ def remove_sparse_hooks(model) -> int:
     for m in _get_model(model).modules():
         for d in [m._forward_pre_hooks] + [p._post_accumulate_grad_hooks or {} for p in m.parameters(recurse=False)]:
             for k in [k for k, h in d.items() if getattr(h, '_fastsparse', False)]: del d[k]; n += 1
-        for rec in _records(m).values(): rec.dense_grad = False
+        for rec in _records_seen(m).values(): rec.dense_grad = False
         for p in m.parameters(recurse=False): _untrack_data(p)
     return n
 

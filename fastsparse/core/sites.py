@@ -77,6 +77,10 @@ def _records(owner:nn.Module) -> dict:
     "The records of the sparse weights `owner` holds (one dict per module, never replaced)"
     return owner.__dict__.setdefault(_RECORDS, {})
 
+def _records_seen(owner:nn.Module) -> dict:
+    "`_records(owner)` to read only: a module without records is left without (a read changes no module)"
+    return owner.__dict__.get(_RECORDS) or {}
+
 # %% ../../nbs/02a_core.sites.ipynb #54b711e3
 def _record_from_buffers(site) -> SparseRecord:
     "A record for a masked weight that has none: its sparsity read off the mask"
@@ -142,11 +146,10 @@ class Site:
     @property
     def record(self) -> SparseRecord:
         "This weight's `SparseRecord` (made from its mask buffer if the model was masked without one)"
-        recs = _records(self.owner)
-        rec = recs.get(self.pname)
+        rec = _records_seen(self.owner).get(self.pname)
         if rec is None:
             if not self.is_masked: raise ValueError(f"{self.name} has no mask: sparsify the model first")
-            rec = recs[self.pname] = _record_from_buffers(self)
+            rec = _records(self.owner)[self.pname] = _record_from_buffers(self)
         return rec
     @property
     def sparsity(self) -> float:
