@@ -53,6 +53,7 @@ class LayerCompute:
     def __init__(self, mode:str, min_sparsity:float=0.5, said:set|None=None):
         self.mode, self.min_sparsity, self.plan, self.key, self.choice, self.handle = mode, min_sparsity, None, None, {}, None
         self.fchoice = {}        # 'auto''s choices for batches that only go forward (evaluation, no gradients): timed forward only
+        self.agreed = None       # under a process group: the training road the processes agreed at the layer's first batch
         self.stash = self.stash_plan = self.stash_version = self.private = self.private_plan = None
         self.stash_whole = False  # the stash holds a whole gradient (nonzero off the mask)
         self.single_user, self.why = False, None
@@ -128,11 +129,16 @@ class LayerCompute:
         grads = torch.is_grad_enabled() and (x2.requires_grad or any(p is not None and p.requires_grad for p in (m.weight, m.bias)))
         choice = self.choice if grads else self.fchoice
         if b not in choice:
-            k, r = _time_both(m, x2, plan, backward=grads)
-            # a training batch under a process group: every process takes the same road (the compact gradients'
-            # all-reduce needs it); an evaluation batch, which may run on one process alone, decides by its own timing
-            if grads and world_size() > 1: r = _agreed(r, m.weight.device); k = 'sparse' if r > 1 else 'dense'
-            choice[b] = (k, r)
+            # training under a process group: every process takes the same road (the compact gradients' all-reduce needs
+            # it), agreed once, at the layer's first training batch, which every process runs; later batch sizes (a short
+            # last batch, a batch padded to its own longest sequence) may come to one process alone, so they take that
+            # road without a collective. An evaluation batch decides by its own timing
+            if grads and world_size() > 1:
+                if getattr(self, 'agreed', None) is None:
+                    r = _agreed(_time_both(m, x2, plan, backward=True)[1], m.weight.device)
+                    self.agreed = ('sparse' if r > 1 else 'dense', r)
+                choice[b] = self.agreed
+            else: choice[b] = _time_both(m, x2, plan, backward=grads)
         return choice[b][0]
 
     def grad_buffer(self, m:nn.Module):
