@@ -62,12 +62,18 @@ def _compact_optimizer(learn, updater):
     _check_compact(learn.model, opt.opt, updater)
     return opt.opt
 
+def _not_a_trainer_callback(self, *args, **kwargs):
+    "A transformers `Trainer` given a fastai callback: its first event says what to pass instead"
+    raise TypeError(f"{type(self).__name__} is a fastai callback, for a Learner; a transformers Trainer takes "
+                    "SparseTrainerCallback(method, sparsity, ...), with the arguments of sparse_callback")
+
 class SparseCallback(Callback):
     "A fastai callback that drives a `SparseUpdater` (`self.updater`) at fastai's events"
     order = GradientClip.order + 1
     _handled = frozenset()
     add_recorder = True         # add a `SparsityRecorder` to the learner in `before_fit` when it has none
     sparse_method = True        # a learner's fit has one (`STECallback` says so too)
+    on_init_end = _not_a_trainer_callback      # (the Trainer's first event)
     compact = False             # True: the masked weights' optimizer state kept and stepped at their active weights (`loop.compact`)
     compacts = None             # the `CompactSteps` of a fit with `compact=True`
     _lent = _cancelled = False  # compact: the state lent to the optimizer at an epoch's end; a step cancelled after `before_step`
@@ -256,6 +262,7 @@ class PruningCallback(SparseCallback):
 class STECallback(Callback):
     "Straight-through sparse training with a fastai `Learner`: sparsify before fitting, make it permanent after"
     sparse_method = True        # one per fit: `SparseCallback` refuses a fit with another
+    on_init_end = _not_a_trainer_callback
     def __init__(self, sparsity:float|None, algorithm:str='magnitude_ste', pattern='unstructured', exclude=(),
                  finalize:bool=True):
         self.sparsity, self.pattern = _ste_args(sparsity, algorithm, pattern)
