@@ -143,8 +143,8 @@ def _upgrade_layouts(model:nn.Module, state:dict, records:dict|None=None) -> tup
     return out, records
 
 # %% ../../nbs/04e_export.checkpoint.ipynb #ad345ae4
-def _checkpoint_masks(model:nn.Module, model_state:dict) -> dict:
-    "{weight name: (key, packed)} for every mask in `model_state`, each checked against `model`'s weight"
+def _checkpoint_masks(model:nn.Module, model_state:dict, strict:bool=True) -> dict:
+    "{weight name: (key, packed)} for every mask in `model_state`, each checked against `model`'s weight (not `strict`: a mask of a weight the model lacks is passed over, as `load_state_dict` passes over its other entries)"
     mods, own, canon = dict(model.named_modules()), set(model.state_dict()), _canonical(model)
     own -= {_mask_key(n, s.packed) for s in masked_sites(model) for n, c in canon.items() if c == s.name}
     found, seen = {}, set()
@@ -162,7 +162,9 @@ def _checkpoint_masks(model:nn.Module, model_state:dict) -> dict:
         owner = mods.get(mname)
         w = getattr(owner, pname, None) if owner is not None else None
         if not isinstance(w, torch.Tensor):
-            raise ValueError(f"the checkpoint has a mask for {name}, which is not a weight of this model")
+            if not strict: continue
+            raise ValueError(f"the checkpoint has a mask for {name}, which is not a weight of this model (pass strict=False "
+                             "to load the weights the model has, a backbone from a whole model)")
         _check_mask(k, name, packed, mask, w, model_state.get(given))
         found[name] = k, packed
     return found
@@ -183,11 +185,12 @@ def _mask_sparsity(v:torch.Tensor, k:str, shape) -> float:
     mask = unpack_mask(v, shape) if k.endswith('_bits') else v
     return 1. - int(mask.count_nonzero()) / max(mask.numel(), 1)
 
-def masks_from_state_dict(model:nn.Module, model_state:dict, packed:bool|None=None, records:dict|None=None) -> SparseHooks:
+def masks_from_state_dict(model:nn.Module, model_state:dict, packed:bool|None=None, records:dict|None=None,
+                          strict:bool=True) -> SparseHooks:
     """Create the mask buffers and hooks of `model` that `model_state` holds and the model lacks, and restore the records
     of all its masks from `records` (else from the masks); new masks take the record's layout, or `packed` if given"""
     model = _bare(model)
-    found = _checkpoint_masks(model, model_state)   # check every mask and record before changing anything
+    found = _checkpoint_masks(model, model_state, strict)   # check every mask and record before changing anything
     recs = _checked_records(records, found)
     have = {s.name for s in masked_sites(model)}
     mods = dict(model.named_modules())
@@ -282,7 +285,7 @@ def _load_state(model:nn.Module, model_state:dict, records:dict, strict:bool=Tru
 
 def _load_checked(model, model_state, records, strict, packed, strict_masks, then) -> SparseHooks:
     "`_load_state` on a model whose units are cut to fit the checkpoint: check, then load"
-    found = _checkpoint_masks(model, model_state)
+    found = _checkpoint_masks(model, model_state, strict)
     missing = {s.name for s in masked_sites(model)} - set(found)
     if (strict if strict_masks is None else strict_masks) and missing:
         raise ValueError(f"the checkpoint holds no mask for {sorted(missing)[0]}, which is sparse in "
@@ -290,7 +293,7 @@ def _load_checked(model, model_state, records, strict, packed, strict_masks, the
     _checked_records(records, found)
     _check_keys(model, model_state, strict)
     with _undo_on_error(model):                 # what could not be checked beforehand: undone
-        hooks = masks_from_state_dict(model, model_state, packed, records)
+        hooks = masks_from_state_dict(model, model_state, packed, records, strict)
         canon = _canonical(model)
         model.load_state_dict(_fill_aliases(model, _relayout_state(model_state, masked_sites(model), canon=canon)), strict=strict)
         apply_masks(model)
