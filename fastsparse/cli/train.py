@@ -84,13 +84,25 @@ def folder(s:str) -> str:
     "An argparse type: an existing folder"
     return s if Path(s).is_dir() else _fail(f"no such folder: {s!r}")
 
+def _unwritable(p:Path) -> str|None:
+    "Why `p` cannot be made: a file where one of its folders would be, or a folder that may not be written in (None: it can)"
+    for up in p.absolute().parents:
+        if up.exists():
+            if not up.is_dir(): return f"{str(up)!r} is a file, so {str(p)!r} cannot be made under it"
+            return None if os.access(up, os.W_OK | os.X_OK) else f"{str(up)!r} may not be written in"
+    return None
+
 def output_folder(s:str) -> str:
-    "An argparse type: a folder to write in (made if missing), not an existing file"
-    return _fail(f"{s!r} is a file; give a folder") if Path(s).exists() and not Path(s).is_dir() else s
+    "An argparse type: a folder to write in (made if missing), not an existing file, checked before any work"
+    if Path(s).exists() and not Path(s).is_dir(): return _fail(f"{s!r} is a file; give a folder")
+    why = _unwritable(Path(s))
+    return _fail(why + '; give another folder') if why else s
 
 def output_file(s:str) -> str:
-    "An argparse type: a file to write (its folder made if missing), not an existing folder"
-    return _fail(f"{s!r} is a folder; give a file name, e.g. {str(Path(s) / 'fastsparse-train.json')!r}") if Path(s).is_dir() else s
+    "An argparse type: a file to write (its folder made if missing), not an existing folder, checked before any work"
+    if Path(s).is_dir(): return _fail(f"{s!r} is a folder; give a file name, e.g. {str(Path(s) / 'fastsparse-train.json')!r}")
+    why = _unwritable(Path(s))
+    return _fail(why + '; give another file name') if why else s
 
 # %% ../../nbs/07a_cli.train.ipynb #f679eebb
 _EXAMPLES = """examples:
