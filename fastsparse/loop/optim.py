@@ -161,6 +161,10 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
             raise ValueError(f"total_steps must be a positive integer (the optimizer steps of the whole run); got {total_steps!r}")
         if n_epoch is not None and (isinstance(n_epoch, bool) or not isinstance(n_epoch, int) or n_epoch < 1):
             raise ValueError(f"n_epoch must be a positive integer (the epochs of the whole run); got {n_epoch!r}")
+        if isinstance(opt, SparseOptimizerWrapper):
+            raise ValueError(f"the optimizer is a sparse optimizer already ({type(opt.updater).__name__}): two methods would "
+                             "fight over the same masks; wrap the PyTorch optimizer once (to change methods, `.close()` the "
+                             "sparse optimizer and wrap its `.opt`)")
         cb = None if isinstance(method, SparseUpdater) else method    # a fastai callback that drives an updater, if given
         updater = getattr(cb, 'updater', None) if cb is not None else method
         if not isinstance(updater, SparseUpdater):
