@@ -6,7 +6,7 @@ Docs: https://fastsparse.github.io/fastsparse/methods.oneshot.html.md"""
 
 # %% ../../nbs/03e_methods.oneshot.ipynb #1fa1d0d5
 from __future__ import annotations
-import math, time, warnings
+import copy, math, time, warnings
 from contextlib import contextmanager
 import torch, torch.nn as nn
 import pandas as pd
@@ -18,7 +18,7 @@ from ..sparsity.patterns import get_pattern, nm_sparsity, NM, Unstructured
 from ..core.hooks import SparseHooks, _get_model
 from ..core.report import record_update
 from ..core.sites import DEFAULT_SPARSE_TYPES, lm_heads, masked_sites, sparse_sites, TransformersConv1D, _experts_transposed
-from ..core.sparsify import sparsify_model
+from ..core.sparsify import sparsify_model, unsparsify_model, _backup
 from ..core.commit import zero_opt_state_, commit_mask_, check_opt
 from ..core.distributed import sync_sites_
 
@@ -159,6 +159,8 @@ class LayerInputs:
             self.n_samples += n_s
             inp = math.sqrt(2 / self.n_samples) * x.t().float()
             self.H += inp.matmul(inp.t())
+    @property
+    def finite(self) -> bool: "Whether every input seen was finite (no NaN or infinity in the sums)"; return bool(torch.isfinite(self.sq).all())
     @property
     def norms(self) -> torch.Tensor: "The 2-norm of each input over all tokens seen"; return self.sq.sqrt().float()
     @property
@@ -409,6 +411,10 @@ def _prune(w:torch.Tensor, sp:float, method:str, pat, stats, blocksize:int, damp
 
 def _apply(site, sp:float, method:str, pat, stats, blocksize:int, damp:float, opt=None):
     "Prune one weight: its mask (and with SparseGPT its kept weights) written in place, its record updated"
+    if stats is not None and not all(st.finite for st in (stats if isinstance(stats, list) else [stats])):
+        raise ValueError(f"{site.name}: its calibration inputs hold NaN or infinite values, so {method} has no scores to "
+                         "rank by: check the calibration batches, and a model in float16 whose activations overflow "
+                         "(calibrate it in float32 or bfloat16)")
     w = site.out_major(site.weight.detach())
     if site.stacked:           # each expert pruned as a layer of its own, on the tokens routed to it
         n = site.weight.shape[0]; rows, blind = w.shape[0] // n, []
@@ -434,6 +440,28 @@ _REPORT = '_sparse_oneshot'            # the attribute of a pruned model that ho
 def oneshot_report(model) -> pd.DataFrame|None:
     "The table of the last `prune_oneshot` of `model`: per block, the layers pruned, seconds, and the activations and statistics held (MB)"
     return _get_model(model).__dict__.get(_REPORT)
+
+# %% ../../nbs/03e_methods.oneshot.ipynb #24fca992
+_ROLLBACK_BYTES = 4 * 2**30     # prune_oneshot copies the weights it prunes (to put back after a failure) up to this size
+
+def _rollback_point(sites:list, opt, already:bool) -> dict:
+    "What `prune_oneshot` changes, kept to put back if it fails partway: the weights (a host copy, up to `_ROLLBACK_BYTES`), the masks and records it had, the optimizer's state"
+    size = sum(s.weight.numel() * s.weight.element_size() for s in sites)
+    return dict(weights={s.name: _backup(s.weight) for s in sites} if size <= _ROLLBACK_BYTES else None,
+                masks={s.name: (s.mask.clone(), s.record.state_dict()) for s in sites} if already else None,
+                opt=copy.deepcopy(opt.state_dict()) if opt is not None else None)
+
+def _roll_back(model:nn.Module, point:dict, made_masks:bool, opt=None) -> bool:
+    "Put back what `_rollback_point` kept (masks this call made: removed); whether the weights were put back"
+    live = {s.name: s for s in masked_sites(model)}
+    with torch.no_grad():
+        for n, (m, rec) in (point['masks'] or {}).items():
+            if n in live: live[n].set_mask_(m); live[n].record.load_state_dict(rec)
+        for n, w in (point['weights'] or {}).items():
+            if n in live: live[n].weight.detach().copy_(w)
+    if made_masks: unsparsify_model(model)
+    if opt is not None: opt.load_state_dict(point['opt'])
+    return point['weights'] is not None
 
 # %% ../../nbs/03e_methods.oneshot.ipynb #a3225e27
 def prune_oneshot(model, sparsity:float|None=None, method:str='wanda', pattern='unstructured', calibration=None,
@@ -497,6 +525,7 @@ def prune_oneshot(model, sparsity:float|None=None, method:str='wanda', pattern='
               [('block', f"{bname}.{i}", [(s, sp) for s, sp in todo if block_of(s) == i]) for i in range(len(blocks))] +
               [('layer', s.name, [(s, sp)]) for s, sp in rest if (s, sp) not in pre])
     was_training, hooks, rows, xs = model.training, None, [], None
+    point = _rollback_point([s for s, _ in todo], opt, already)
     model.eval()
     try:
         with torch.no_grad(), _NoCache(model):
@@ -533,6 +562,12 @@ def prune_oneshot(model, sparsity:float|None=None, method:str='wanda', pattern='
                         x[0], x[1] = _with_hidden(x[0], x[1], out[0] if isinstance(out, (tuple, list)) else out)
                 rows.append(dict(block=label, layers=len(part), seconds=time.perf_counter() - t0, held_MB=held / 2**20))
             sync_sites_(list(todo_live.values()))     # several processes (each its own calibration): all take process 0's masks and weights
+    except BaseException as e:           # a failure partway (inputs that turn NaN, a degenerate Hessian, an interrupt): put back
+        if not _roll_back(model, point, hooks is not None, opt) and rows:
+            e.add_note(f"prune_oneshot had pruned {', '.join(r['block'] for r in rows[:3])}{', ...' if len(rows) > 3 else ''} "
+                       f"before this; those weights stay pruned (a model of over {_ROLLBACK_BYTES / 2**30:g} GiB of weights is "
+                       "not copied to put them back): load the model again before pruning it again")
+        raise
     finally:
         model.train(was_training)
     model.__dict__[_REPORT] = pd.DataFrame(rows, columns=['block', 'layers', 'seconds', 'held_MB'])
