@@ -199,7 +199,13 @@ def enforce_masks(sites:list, enforce_mask:bool=True) -> SparseHooks:
     return SparseHooks(sites, handles)
 
 # %% ../../nbs/02b_core.hooks.ipynb #9a04cdff
-def _get_model(o): return getattr(o, 'model', o) if not isinstance(o, nn.Module) else o
+def _get_model(o) -> nn.Module:
+    "The module of `o`, a module or a fastai `Learner` (its `.model`); a clear error for anything else (arguments swapped)"
+    m = o if isinstance(o, nn.Module) else getattr(o, 'model', None)
+    if not isinstance(m, nn.Module):
+        what = f"{type(o).__name__} {o!r}" if isinstance(o, (str, bytes)) or hasattr(o, '__fspath__') else f"{type(o).__name__}"
+        raise TypeError(f"expected a model (a torch nn.Module, or a fastai Learner) and got a {what}: check the order of the arguments")
+    return m
 
 def remove_sparse_hooks(model) -> int:
     "Remove every fastsparse hook from `model` (a module or `Learner`), whoever holds its `SparseHooks`; return how many"

@@ -81,6 +81,12 @@ def _records_seen(owner:nn.Module) -> dict:
     "`_records(owner)` to read only: a module without records is left without (a read changes no module)"
     return owner.__dict__.get(_RECORDS) or {}
 
+def _check_flags(**flags):
+    "A clear error for an argument that must be True or False and is not (a string such as 'no' would count as true)"
+    for k, v in flags.items():
+        if not (isinstance(v, bool) or type(v).__name__ == 'bool_'):      # (numpy's bool too)
+            raise TypeError(f"{k} must be True or False; got {v!r}")
+
 # %% ../../nbs/02a_core.sites.ipynb #54b711e3
 def _record_from_buffers(site) -> SparseRecord:
     "A record for a masked weight that has none: its sparsity read off the mask"

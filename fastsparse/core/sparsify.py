@@ -17,7 +17,7 @@ from ..sparsity.distributions import get_distribution, layer_sparsities, uniform
 from .hooks import enforce_masks, SparseHooks, _get_model, _mask_grad_, remove_sparse_hooks, _untrack_data
 from .compute import COMPUTE_MODES, set_compute
 from .distributed import is_sharded, sync_sites_, unsharded
-from .sites import DEFAULT_SPARSE_TYPES, masked_sites, SparseRecord, _computed, _DENSE, _HEAD_DENSE, _plan, _records
+from .sites import DEFAULT_SPARSE_TYPES, masked_sites, SparseRecord, _computed, _DENSE, _HEAD_DENSE, _plan, _records, _check_flags
 
 # %% auto #0
 __all__ = ['sparse_init_', 'init_kaiming_normal_sparse_', 'sparsify_model', 'unsparsify_model', 'sparsified_or_undone',
@@ -207,6 +207,9 @@ def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, 
                    packed:bool=False, prune_head:bool=False, compute:str|None=None) -> SparseHooks:
     "Mask the weights of `model` (a module or a `Learner`) to `model_sparsity`, distributed over layers by `sparse_f` (a function, a name or a per-layer dict)"
     model, by_layer = _get_model(model), sparse_f if isinstance(sparse_f, dict) else None   # {layer name or glob: sparsity}
+    _check_flags(enforce_mask=enforce_mask, packed=packed, prune_head=prune_head)
+    if not all(isinstance(t, type) for t in listify(types)):
+        raise TypeError(f"types takes layer classes (nn.Linear, nn.Conv2d, or a tuple of them); got {types!r}")
     if by_layer is None: sparse_f = get_distribution(sparse_f)
     if compute is not None and compute not in COMPUTE_MODES:
         raise ValueError(f"compute must be one of {', '.join(map(repr, COMPUTE_MODES))}; got {compute!r}")

@@ -262,6 +262,8 @@ def condense(model, batch_size:int=1, min_sparsity:float=0.5, repeats:int=5, sli
                          "with a sparse method first)")
     if not 0 <= float(min_sparsity) <= 1: raise ValueError(f"min_sparsity must be in [0, 1]; got {min_sparsity!r}")
     if int(batch_size) < 1: raise ValueError(f"batch_size must be at least 1; got {batch_size!r}")
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ValueError(f"repeats must be a whole number of at least 1 (the timing rounds); got {repeats!r}")
     x = _example_batch(example, model, int(batch_size))
     if x is not None: _check_example(src, x, example)
     new = copy.deepcopy(src)

@@ -15,6 +15,7 @@ from ..methods.dynamic import DynamicSparseUpdater
 from ..methods.prune import PruningUpdater
 from .fastai import DynamicSparseTrainingCallback, PruningCallback, SparseCallback, STECallback
 from .optim import SparseOptimizerWrapper, sparse_optimizer
+from ..core.sites import _check_flags
 
 # %% auto #0
 __all__ = ['ALGORITHMS', 'Algorithm', 'get_sparse_algorithm', 'register_algorithm', 'register_score', 'register_dynamic',
@@ -74,6 +75,7 @@ def sparsify(self:Learner, algorithm:str, sparsity:float|None=None, pattern=None
              replace:bool=False, **kwargs):
     """Add the callback of the sparse `algorithm` to this learner (for every later `fit`); returns the learner. A learner
     has one sparse method at a time: `replace=True` swaps the one it has for this one"""
+    _check_flags(replace=replace)
     cb = sparse_callback(algorithm, sparsity, pattern, distribution, **kwargs)     # checks the arguments first
     old = [c for c in self.cbs if isinstance(c, (SparseCallback, STECallback))]
     if old and not replace:

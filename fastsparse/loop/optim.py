@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools, inspect, sys
 import torch, torch.nn as nn
 from torch.amp.grad_scaler import GradScaler
-from ..core.sites import masked_sites, sparse_sites
+from ..core.sites import masked_sites, sparse_sites, _check_flags
 from ..core.distributed import is_sharded
 from ..core.sparsify import mask_grads_, sparsified_or_undone
 from ..core.commit import _optimizers
@@ -161,6 +161,7 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
             raise ValueError(f"total_steps must be a positive integer (the optimizer steps of the whole run); got {total_steps!r}")
         if n_epoch is not None and (isinstance(n_epoch, bool) or not isinstance(n_epoch, int) or n_epoch < 1):
             raise ValueError(f"n_epoch must be a positive integer (the epochs of the whole run); got {n_epoch!r}")
+        _check_flags(record=record, compact=compact)
         if isinstance(opt, SparseOptimizerWrapper):
             raise ValueError(f"the optimizer is a sparse optimizer already ({type(opt.updater).__name__}): two methods would "
                              "fight over the same masks; wrap the PyTorch optimizer once (to change methods, `.close()` the "

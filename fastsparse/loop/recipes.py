@@ -170,7 +170,10 @@ def _check_pruner(d, i, src):
     if 'target_sparsity' not in d and not (d.get('pattern') and get_pattern(_pattern(d['pattern'])).sparsity(None, None)):
         raise ValueError(f"{where} has no target_sparsity (and none is set globally)")
     for k in ('initial_sparsity', 'target_sparsity'):
-        if k in d and not 0 <= float(d[k]) < 1: raise ValueError(f"{where}: {k} must be in [0, 1); got {d[k]!r}")
+        if k not in d: continue
+        try: ok = not isinstance(d[k], bool) and 0 <= float(d[k]) < 1
+        except (TypeError, ValueError): ok = False
+        if not ok: raise ValueError(f"{where}: {k} must be in [0, 1), a fraction (0.9, not '90%'); got {d[k]!r}")
     if 'target_sparsity' in d and float(d.get('initial_sparsity', 0)) > float(d['target_sparsity']):
         raise ValueError(f"{where}: initial_sparsity {d['initial_sparsity']!r} is above target_sparsity {d['target_sparsity']!r}; "
                          "pruning ramps up from the first to the second")
@@ -203,6 +206,9 @@ _TRAIN_KEYS = {'start_epoch', 'end_epoch', 'iteration', 'frequency', 'dataloader
 def load_recipe(path_or_text) -> list:
     "Read an LPOT pruning recipe (a file or YAML text) into a list of checked pruner dicts"
     p = Path(path_or_text) if isinstance(path_or_text, (str, Path)) and '\n' not in str(path_or_text) else None
+    if p is not None and not p.exists():
+        if isinstance(path_or_text, str) and ':' in path_or_text: p = None      # YAML text on one line (`pruning: {...}`)
+        else: raise FileNotFoundError(f"no recipe file {str(p)!r}: give the path of a YAML recipe, or its text")
     src, text = (str(p), p.read_text()) if p is not None else ('<recipe>', str(path_or_text))
     cfg = yaml.load(text, Loader=_RecipeLoader) or {}
     if 'pruning' not in cfg: raise ValueError(f"{src}: no `pruning:` section")

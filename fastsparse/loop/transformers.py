@@ -11,7 +11,7 @@ from fractions import Fraction
 from pathlib import Path
 import torch, torch.nn as nn
 from ..ops.masks import all_finite, unpack_mask
-from ..core.sites import masked_sites, sparse_sites
+from ..core.sites import masked_sites, sparse_sites, _check_flags
 from ..core.sparsify import sparsified_or_undone
 from ..methods.dynamic import SparseUpdater
 from ..methods.registry import get_method, make_updater
@@ -273,6 +273,7 @@ class SparseTrainerCallback:
                  record:bool=True,          # keep a `SparsityHistory`: rows at the start, at each mask update and each epoch end
                  compact:bool=False,        # the masked weights' optimizer state (AdamW's moments) kept and stepped at their active weights only
                  **options):                # the method's options: `every`, `end`, `drop_fraction`, `sparse_modules`, ...
+        _check_flags(record=record, compact=compact)
         self.__class__ = _trainer_callback_class(type(self))    # a `TrainerCallback` (transformers is imported now)
         if isinstance(method, SparseUpdater):
             given = [k for k, v in dict(sparsity=sparsity, pattern=pattern, distribution=distribution, **options).items() if v is not None]
