@@ -269,9 +269,14 @@ def quiet_imports():
         warnings.filterwarnings('ignore', message=_JIT_WARNING, category=FutureWarning)
         before = list(warnings.filters)
         yield
-        added = [f for f in warnings.filters if f not in before]    # the filters that the imports set, which stay
-    for action, msg, cat, mod, line in reversed(added):
-        warnings.filterwarnings(action, msg.pattern if msg else '', cat, mod.pattern if mod else '', line)
+        during = list(warnings.filters)
+    # the filters that the imports set stay, where they put them: in front of the user's, or behind them (appended)
+    first_old = next((i for i, f in enumerate(during) if f in before), len(during))
+    added = [(i, f) for i, f in enumerate(during) if f not in before]
+    for i, (action, msg, cat, mod, line) in reversed(added):
+        if i < first_old: warnings.filterwarnings(action, msg.pattern if msg else '', cat, mod.pattern if mod else '', line)
+    for i, (action, msg, cat, mod, line) in added:
+        if i > first_old: warnings.filterwarnings(action, msg.pattern if msg else '', cat, mod.pattern if mod else '', line, append=True)
 
 @contextmanager
 def _cli_warnings():
