@@ -270,6 +270,14 @@ def _check_opt_state(opt, opt_state):
                      "optimizer as the run that saved it did (the same parameter groups), or pass with_opt=False to load the model alone")
 
 # %% ../../nbs/04e_export.checkpoint.ipynb #140130ee
+def _kind_of(file) -> str|None:
+    "'torch' (a zip checkpoint) or 'safetensors' by the file's first bytes; None for anything else (a buffer, an older format)"
+    try:
+        with open(file, 'rb') as f: head = f.read(9)
+    except (TypeError, OSError): return None
+    if head[:2] == b'PK': return 'torch'
+    return 'safetensors' if len(head) == 9 and head[8:9] == b'{' and int.from_bytes(head[:8], 'little') < 2**32 else None
+
 _np_core = getattr(np, '_core', None) or np.core
 _SAFE = [L, _np_core.multiarray.scalar, np.dtype, *[getattr(np.dtypes, d) for d in np.dtypes.__all__]]
 
@@ -307,6 +315,8 @@ def _load(file, model, opt=None, with_opt:bool=True, device=None, strict:bool=Tr
         p = next(_bare(model).parameters(), None)
         device = p.device if p is not None else 'cpu'
     torch_load_kwargs.setdefault('weights_only', True)
+    if _kind_of(file) == 'safetensors':
+        raise ValueError(f"{file} is a safetensors file: load it with load_safetensors(model, file)")
     ctx = torch.serialization.safe_globals(_SAFE) if hasattr(torch.serialization, 'safe_globals') else nullcontext()
     with ctx: state = torch.load(file, map_location=device, **torch_load_kwargs)
     model_state, opt_state, sparse_state, rng, records = _split_state(state)
@@ -349,6 +359,8 @@ def load_safetensors(model, file, strict:bool=True, device=None) -> SparseHooks:
     from safetensors import safe_open
     from safetensors.torch import load_file
     model = _bare(model)
+    if _kind_of(file) == 'torch':
+        raise ValueError(f"{file} is a PyTorch checkpoint, not a safetensors file: load it with load_model(file, model)")
     with safe_open(str(file), 'pt') as f: meta = f.metadata() or {}
     if meta.get('format') != SAFETENSORS_FORMAT:
         raise ValueError(f"{file} is not a fastsparse safetensors file (its metadata has no format "
