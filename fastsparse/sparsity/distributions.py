@@ -15,7 +15,7 @@ __all__ = ['DISTRIBUTIONS', 'uniform_sparsity', 'first_layer_dense_uniform', 'er
 
 # %% ../../nbs/01b_sparsity.distributions.ipynb #fee045a2
 def _check_sparsity(model_sparsity):
-    try: s = float(model_sparsity)
+    try: s = float(model_sparsity) if not isinstance(model_sparsity, bool) else float('nan')   # (True is not 100%)
     except (TypeError, ValueError): s = float('nan')
     if not 0. <= s < 1.:
         pct = f" (a percentage? {s:g}% is {s / 100:g})" if 1. <= s <= 100. else ""
