@@ -127,8 +127,9 @@ class Site:
             if self.stacked: pat.check(self.layer_shape)
             pat.check(self.out_major(self.weight).shape)
         except ValueError as e:
-            raise ValueError(f"{self.name}{' (each expert)' if self.stacked else ''}: {e}; leave that layer dense with "
-                             f"exclude=[{self.name.rpartition('.')[0]!r}]") from None
+            layer = self.name.rpartition('.')[0]     # ('': the model is the layer itself, which cannot be left out)
+            raise ValueError(f"{self.name}{' (each expert)' if self.stacked else ''}: {e}" + (f"; leave that layer dense with "
+                             f"exclude=[{layer!r}]" if layer else '')) from None
     @property
     def layer_shape(self) -> tuple:
         "The shape of one layer's weight: the weight's, or one expert's (outputs, inputs) when experts are stacked"

@@ -57,7 +57,7 @@ def ste_sparsify(model, sparsity:float|None, algorithm:str='magnitude_ste', patt
     model = _get_model(model)
     sites = [s for s in sparse_sites(model, types, exclude) if s.pname == 'weight' and s.user is s.owner]
     if not sites: raise ValueError("nothing to sparsify: the model has no Linear or convolution weights")
-    for s in sites: pat.check(s.weight.shape)
+    for s in sites: s.check_pattern(pat)           # (naming the layer, and exclude= as the way out)
     for s in sites: parametrize.register_parametrization(s.owner, 'weight', STEMask(sparsity, STE_ALGORITHMS[algorithm], pat))
     return [s.owner for s in sites]
 
