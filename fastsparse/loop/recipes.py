@@ -13,7 +13,7 @@ import torch.nn as nn
 from fastai.callback.core import Callback
 import yaml
 from ..sparsity.distributions import DISTRIBUTIONS, layer_sparsities
-from ..sparsity.patterns import get_pattern, NM
+from ..sparsity.patterns import get_pattern, nm_sparsity, NM
 from ..sparsity.schedule import epochs, steps
 from ..core.sites import masked_sites
 from ..core.sparsify import sparsify_model
@@ -178,7 +178,7 @@ def _check_pruner(d, i, src):
         raise ValueError(f"{where}: initial_sparsity {d['initial_sparsity']!r} is above target_sparsity {d['target_sparsity']!r}; "
                          "pruning ramps up from the first to the second")
     try:
-        if 'pattern' in d: get_pattern(_pattern(d['pattern']))
+        if 'pattern' in d: nm_sparsity(_pattern(d['pattern']), d.get('target_sparsity'), 'target_sparsity')   # (an N:M pattern's own)
     except ValueError as e: raise ValueError(f"{where}: {e}") from None
     dist = d.get('sparsity_distribution', 'uniform')
     kind = 'pruning' if pt == 'basic_magnitude' else ALGORITHMS[pt].kind
