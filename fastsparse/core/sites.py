@@ -81,6 +81,11 @@ def _records_seen(owner:nn.Module) -> dict:
     "`_records(owner)` to read only: a module without records is left without (a read changes no module)"
     return owner.__dict__.get(_RECORDS) or {}
 
+def _drop_record(owner:nn.Module, pname:str):
+    "Forget the record of `owner`'s weight `pname`; a module left with none loses its records dict (as it was before any)"
+    recs = _records_seen(owner); recs.pop(pname, None)
+    if not recs: owner.__dict__.pop(_RECORDS, None)
+
 def _check_flags(**flags):
     "A clear error for an argument that must be True or False and is not (a string such as 'no' would count as true)"
     for k, v in flags.items():

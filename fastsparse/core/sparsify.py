@@ -17,7 +17,7 @@ from ..sparsity.distributions import get_distribution, layer_sparsities, uniform
 from .hooks import enforce_masks, SparseHooks, _get_model, _mask_grad_, remove_sparse_hooks, _untrack_data
 from .compute import COMPUTE_MODES, set_compute
 from .distributed import is_sharded, sync_sites_, unsharded
-from .sites import DEFAULT_SPARSE_TYPES, masked_sites, SparseRecord, _computed, _DENSE, _HEAD_DENSE, _plan, _records, _check_flags
+from .sites import DEFAULT_SPARSE_TYPES, masked_sites, SparseRecord, _computed, _DENSE, _HEAD_DENSE, _plan, _records, _check_flags, _drop_record
 
 # %% auto #0
 __all__ = ['sparse_init_', 'init_kaiming_normal_sparse_', 'sparsify_model', 'unsparsify_model', 'sparsified_or_undone',
@@ -289,7 +289,7 @@ def unsparsify_model(model):
     if any('_fastsparse_compute' in s.owner.__dict__ for s in sites): set_compute(model, 'dense')   # their forward reads the masks
     remove_sparse_hooks(model)
     for s in sites:
-        delattr(s.owner, s._mask_key); _records(s.owner).pop(s.pname, None)
+        delattr(s.owner, s._mask_key); _drop_record(s.owner, s.pname)
     model.__dict__.pop(_DENSE, None)
 
 # %% ../../nbs/02c_core.sparsify.ipynb #6a4aaae2
