@@ -304,7 +304,7 @@ def _check_redistribution(redistribute, patterns):
     if redistribute is not None and not all(isinstance(p, Unstructured) for p in patterns):
         raise ValueError(f"redistribution moves single weights between layers; it cannot keep the "
                          f"{', '.join(sorted({str(p) for p in patterns if not isinstance(p, Unstructured)}))} pattern: "
-                         "use redistribute_f=None with it")
+                         "pass redistribute=False with it (each layer regrows what it drops)")
 
 def _check_score(f, score, w, site):
     if not isinstance(score, torch.Tensor) or score.shape != w.shape:
@@ -408,6 +408,7 @@ class DynamicSparseUpdater(SparseUpdater):
         if drop_sched is not None:
             if not callable(drop_sched): raise TypeError("drop_sched must be a function f(start, end, pos)")
             self.drop_sched = drop_sched
+        if redistribute is False: self.redistribute, redistribute = None, None    # no redistribution (a method's default off)
         for name, f in (('keep_score', keep_score), ('grow_score', grow_score), ('redistribute', redistribute)):
             if f is not None:
                 if not callable(f): raise TypeError(f"{name} must be a function f(param, opt) returning one score per weight")
@@ -417,6 +418,8 @@ class DynamicSparseUpdater(SparseUpdater):
         needs = [score_needs(f) for f in (self.keep_score, self.grow_score, self.redistribute) if f is not None]
         self.mask_grads = not any(n.dense_grads for n in needs) if mask_grads is None else mask_grads
         self.needs_momentum = any(n.momentum for n in needs)
+        # a growth that reads no gradient (SET's and MEST's random growth): its update steps keep the gradients masked
+        self.grow_reads_grads = self.grow_score is not None and score_needs(self.grow_score).grads
         # zero the optimizer state of dropped and grown weights; default: unless it is gathered from dense gradients
         self.reset_state = self.mask_grads if reset_state is None else bool(reset_state)
         if growth_gradient is not None: self.growth_gradient = growth_gradient
@@ -481,7 +484,7 @@ class DynamicSparseUpdater(SparseUpdater):
         set_dense_grads(self.sites, self.dense)
         # growth_gradient='interval': the sparse layers whose gradients are summed between updates (`grad_sum`)
         self.summed = ([l for l in self.layers if not bool(l.mask.all())]
-                       if self.growth_gradient == 'interval' and self.drop_fraction else [])
+                       if self.growth_gradient == 'interval' and self.drop_fraction and self.grow_reads_grads else [])
         resumed = getattr(self, '_resumed_sum', None)            # a checkpoint's sums: the run goes on exactly
         self._resumed_sum = None
         if resumed is None or len(resumed) != len(self.layers): resumed = [None] * len(self.layers)
@@ -563,7 +566,7 @@ class DynamicSparseUpdater(SparseUpdater):
         window = bool(getattr(self, 'summed', None)) and self._next_position(0) >= 0 and self._next_position() < 1
         if not window: self._free_sums()                      # no update reads them again: free them, and keep them out of checkpoints
         self.summing = window and (pending or (self.n_steps + 1) % self.sum_every == 0)
-        dense = pending or self.summing
+        dense = (pending and self.grow_reads_grads) or self.summing
         if self.mask_grads and dense != self.dense: set_dense_grads(self.sites, dense); self.dense = dense
         self.pending = pending
 

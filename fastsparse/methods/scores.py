@@ -24,12 +24,13 @@ class ScoreNeeds:
     momentum: bool = False              # the optimizer must keep a momentum
     magnitude_of: Callable|None = None  # `g(param, opt)`: the score is |g(param, opt)|
     at: Callable|None = None            # `g(param, opt, idx)`: the scores at the flat indices `idx` only
+    grads: bool = True                  # as a grow score, it reads the update step's gradient of the inactive weights
 
 _LEGACY = dict(dense_grads='dense_grads', needs_momentum='momentum', abs_of='magnitude_of', at='at')
 
-def sparse_score(f=None, *, dense_grads:bool=False, momentum:bool=False, magnitude_of=None, at=None):
+def sparse_score(f=None, *, dense_grads:bool=False, momentum:bool=False, magnitude_of=None, at=None, grads:bool=True):
     "Declare what the score function `f(param, opt)` needs and offers; use as `@sparse_score(...)`"
-    needs = ScoreNeeds(bool(dense_grads), bool(momentum), magnitude_of, at)
+    needs = ScoreNeeds(bool(dense_grads), bool(momentum), magnitude_of, at, bool(grads))
     def deco(g):
         g.needs = needs
         return g
@@ -49,6 +50,7 @@ def score_needs(f) -> ScoreNeeds:
 # %% ../../nbs/03a_methods.scores.ipynb #d970b17d
 _MOMENTUM_KEYS = ('grad_avg', 'momentum_buffer', 'exp_avg')
 
+@sparse_score(grads=False)
 def random_score(param, opt):
     "Uniform random scores (SET's growth), from PyTorch's seeded generator"
     return torch.rand_like(param, dtype=torch.float32)
@@ -56,7 +58,7 @@ def random_score(param, opt):
 def _weight(param, opt): return param.detach()
 def _weight_at(param, opt, idx): return param.detach().reshape(-1).index_select(0, idx).abs()
 
-@sparse_score(magnitude_of=_weight, at=_weight_at)
+@sparse_score(magnitude_of=_weight, at=_weight_at, grads=False)
 def weight_magnitude(param, opt):
     "|w|: the keep score of SET, SNFS and RigL"
     return param.detach().abs()
