@@ -229,7 +229,7 @@ def sparsify_model(model, model_sparsity:float|None, sparse_f=uniform_sparsity, 
         if heads and _plan(model, types, exclude, True)[0]:
             raise ValueError(f"nothing to sparsify: the model's only layer of the types selected is its LM head ({heads[0]}), "
                              "which is left dense by default; pass prune_head=True to sparsify it")
-        other = [(n, r) for n, r in dense.items() if not r.startswith('tied') and not r.endswith(_HEAD_DENSE)]
+        other = [(n, r) for n, r in dense.items() if not r.startswith('tied') and not r.endswith(_HEAD_DENSE) and r != 'excluded']
         if other:              # layers of the types given, each left dense for a reason: the reasons
             raise ValueError("nothing to sparsify: every layer of the types selected is left dense: " + '; '.join(
                 f"{n} ({r})" for n, r in other[:3]) + (f"; and {len(other) - 3} more" if len(other) > 3 else ''))
