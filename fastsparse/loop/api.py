@@ -50,7 +50,7 @@ def sparse_callback(algorithm:str, sparsity:float|None=None, pattern=None, distr
     "The fastai callback of the registered method `algorithm` at `sparsity`, with a pattern, distribution, schedule and its options"
     m = get_method(algorithm)
     compact = kwargs.pop('compact', False)
-    if not isinstance(compact, bool): raise ValueError(f"compact must be True or False; got {compact!r}")
+    _check_flags(compact=compact)
     if compact and m.kind == 'ste':
         raise ValueError(f"{m.name} trains dense weights through a straight-through estimator: its optimizer state cannot be "
                          "kept compact; leave compact=False")

@@ -17,7 +17,7 @@ from ..sparsity.schedule import MaskSchedule, cosine_decay, epochs, schedule_arg
 from ..core.distributed import is_sharded, same_everywhere, shard_like, sync_sites_, unsharded
 from ..core.hooks import ensure_enforced, set_dense_grads
 from ..core.report import mask_markers, zero_preserving, _vanishing_eps
-from ..core.sites import masked_sites
+from ..core.sites import masked_sites, _check_flags
 from ..core.sparsify import apply_masks, mask_grads_, sparsify_model, _normalised_dim
 from ..core.compute import COMPUTE_MODES, set_compute, compute_modes, _check_min_sparsity, _release_sinks, _refcount, _SOLE_REFS
 from .rewire import allocate, choose_road, finite_grads, momentum_redistribution, _index_road, _kernel_road, _pattern_road, _warn_skipped
@@ -88,13 +88,12 @@ class SparseUpdater:
             odd = [m for m in listify(sparse_modules) if not isinstance(m, (nn.Module, str))]
             if odd: raise TypeError(f"sparse_modules takes modules (model.fc1) or their names in `named_modules()` "
                                     f"(globs allowed: 'layers.*.mlp'); got {odd[0]!r}")
-        if not isinstance(prune_head, bool): raise TypeError(f"prune_head must be True or False; got {prune_head!r}")
+        _check_flags(prune_head=prune_head, shrink=shrink)
         if compute is not None and compute not in COMPUTE_MODES:
             raise ValueError(f"compute must be one of {', '.join(map(repr, COMPUTE_MODES))}; got {compute!r}")
         if min_sparsity is not None:
             if compute is None: raise ValueError("min_sparsity says which layers compute sparse: give compute='sparse' or 'auto' with it")
             min_sparsity = _check_min_sparsity(min_sparsity)
-        if not isinstance(shrink, bool): raise TypeError(f"shrink must be True or False; got {shrink!r}")
         if shrink and not self.can_shrink:
             raise ValueError(f"{type(self).__name__} removes no whole unit or channel, so shrink=True would have nothing to cut "
                              "out: shrink works with the methods that remove units, 'chase' and 'srigl'")
