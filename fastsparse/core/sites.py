@@ -66,6 +66,10 @@ class SparseRecord:
         new = SparseRecord(**{**self.state_dict(), **d})          # checks every value before any changes
         for k in self.saved: setattr(self, k, getattr(new, k))
         return self
+    def __getstate__(self):
+        "Copies and pickles leave the mask caches behind: a copied mask starts again at version 0, which a stale cache's could match"
+        d = {**self.__dict__, '_active': None, '_fmask': None}; d.pop('_unit_index', None)
+        return d
     def __repr__(self):
         extra = ''.join(f", {k}={getattr(self, k)!r}" for k in ('source', 'constraint') if getattr(self, k))
         return f"SparseRecord({self.name}, sparsity={self.sparsity:.4g}, pattern={self.pattern!r}, layout={self.layout!r}{extra})"
@@ -89,7 +93,7 @@ def _drop_record(owner:nn.Module, pname:str):
 def _check_flags(**flags):
     "A clear error for an argument that must be True or False and is not (a string such as 'no' would count as true)"
     for k, v in flags.items():
-        if not (isinstance(v, bool) or type(v).__name__ == 'bool_'):      # (numpy's bool too)
+        if not (isinstance(v, bool) or (type(v).__module__ == 'numpy' and type(v).__name__ in ('bool', 'bool_'))):   # (numpy's too)
             raise TypeError(f"{k} must be True or False; got {v!r}")
 
 # %% ../../nbs/02a_core.sites.ipynb #54b711e3

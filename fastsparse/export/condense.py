@@ -6,7 +6,7 @@ Docs: https://fastsparse.github.io/fastsparse/export.condense.html.md"""
 
 # %% ../../nbs/04c_export.condense.ipynb #e4633d77
 from __future__ import annotations
-import copy, math, statistics
+import copy, math, numbers, statistics
 import torch, torch.nn as nn
 import pandas as pd
 from ..core.graph import channel_links, _CONV
@@ -262,7 +262,7 @@ def condense(model, batch_size:int=1, min_sparsity:float=0.5, repeats:int=5, sli
                          "with a sparse method first)")
     if not 0 <= float(min_sparsity) <= 1: raise ValueError(f"min_sparsity must be in [0, 1]; got {min_sparsity!r}")
     if int(batch_size) < 1: raise ValueError(f"batch_size must be at least 1; got {batch_size!r}")
-    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+    if isinstance(repeats, bool) or not isinstance(repeats, numbers.Integral) or repeats < 1:
         raise ValueError(f"repeats must be a whole number of at least 1 (the timing rounds); got {repeats!r}")
     x = _example_batch(example, model, int(batch_size))
     if x is not None: _check_example(src, x, example)

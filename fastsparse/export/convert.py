@@ -6,7 +6,7 @@ Docs: https://fastsparse.github.io/fastsparse/export.convert.html.md"""
 
 # %% ../../nbs/04b_export.convert.ipynb #7114742c
 from __future__ import annotations
-import time, statistics
+import numbers, time, statistics
 import torch, torch.nn as nn, torch.nn.functional as F
 import pandas as pd
 from ..core.hooks import remove_sparse_hooks, _get_model
@@ -88,10 +88,10 @@ def to_sparse_inference(model, batch_size:int=64, min_speedup:float=1.1, repeats
     "Replace the sparse `Linear` layers of `model` by CSR (or 2:4) layers where that is faster; return (model, report)"
     model = _get_model(model)
     for k, v in dict(batch_size=batch_size, repeats=repeats).items():
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1: raise ValueError(f"{k} must be a whole number of at least 1; got {v!r}")
-    if isinstance(min_sparsity, bool) or not isinstance(min_sparsity, (int, float)) or not 0 <= min_sparsity <= 1:
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1: raise ValueError(f"{k} must be a whole number of at least 1; got {v!r}")
+    if isinstance(min_sparsity, bool) or not isinstance(min_sparsity, numbers.Real) or not 0 <= min_sparsity <= 1:
         raise ValueError(f"min_sparsity must be a number in [0, 1]: layers less sparse stay dense; got {min_sparsity!r}")
-    if isinstance(min_speedup, bool) or not isinstance(min_speedup, (int, float)) or not min_speedup >= 0:
+    if isinstance(min_speedup, bool) or not isinstance(min_speedup, numbers.Real) or not min_speedup >= 0:
         raise ValueError(f"min_speedup must be a number >= 0 (1.1: a layer converts when 10% faster; 0: every layer); got {min_speedup!r}")
     sites = masked_sites(model)
     if not sites: raise ValueError("the model has no masks: sparsify or prune it first (to_sparse_inference converts masked layers)")
