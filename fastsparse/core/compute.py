@@ -129,11 +129,12 @@ class LayerCompute:
         grads = torch.is_grad_enabled() and (x2.requires_grad or any(p is not None and p.requires_grad for p in (m.weight, m.bias)))
         choice = self.choice if grads else self.fchoice
         if b not in choice:
-            # training under a process group: every process takes the same road (the compact gradients' all-reduce needs
-            # it), agreed once, at the layer's first training batch, which every process runs; later batch sizes (a short
-            # last batch, a batch padded to its own longest sequence) may come to one process alone, so they take that
-            # road without a collective. An evaluation batch decides by its own timing
-            if grads and world_size() > 1:
+            # compact training under a process group: every process takes the same road (the compact gradients'
+            # all-reduce needs it), agreed once, at the layer's first training batch; later batch sizes (a short last
+            # batch, a batch padded to its own longest sequence) may come to one process alone, so they take that road
+            # without a collective. Without `compact` each process goes its own way (both roads fill `.grad`, which DDP
+            # averages), so a layer that one process alone runs (an expert no token reached elsewhere) starts no collective
+            if grads and world_size() > 1 and self.sink is not None:
                 if getattr(self, 'agreed', None) is None:
                     r = _agreed(_time_both(m, x2, plan, backward=True)[1], m.weight.device)
                     self.agreed = ('sparse' if r > 1 else 'dense', r)

@@ -290,7 +290,8 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
         if self.compact is not None: opt = self.compact.state_dict(opt)
         return dict(opt=opt, **self._own_state())
     def _own_state(self) -> dict:
-        return dict(taken=self.taken, sparse=self.updater.state_dict(), rng=_torch_rng(), masks=_mask_marks(self.updater.sites))
+        return dict(taken=self.taken, epochs_done=self.epochs_done, sparse=self.updater.state_dict(), rng=_torch_rng(),
+                    masks=_mask_marks(self.updater.sites))
     def _check_masks(self, d:dict):
         "Refuse, before anything changes, a state saved with other masks than the model holds (the model's state not loaded yet)"
         saved = d.get('masks')
@@ -312,7 +313,7 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
         self._check_masks(d)
         _Carried.plain(self.opt, 'load_state_dict')(d['opt']); self._load_own(d)
     def _load_own(self, d:dict):
-        self.taken = d.get('taken', self.taken)
+        self.taken, self.epochs_done = d.get('taken', self.taken), d.get('epochs_done', self.epochs_done)
         if 'rng' in d: _set_torch_rng(d['rng'])        # random growth (SET's) draws on as the stopped run would have
         if self.compact is not None: self.compact.load()
         if 'sparse' in d:
@@ -331,24 +332,25 @@ class SparseOptimizerWrapper(torch.optim.Optimizer):
 
 class DynamicSparseTrainingOptimizerWrapper(SparseOptimizerWrapper):
     "Wrap a PyTorch optimizer so that its steps also rewire a sparse model (SET, SNFS, RigL, custom)"
-    def __init__(self, model:nn.Module, opt, total_steps:int|None=None, **kwargs):
+    def __init__(self, model:nn.Module, opt, total_steps:int|None=None, n_epoch:int|None=None, **kwargs):
         if not masked_sites(model) and kwargs.get('sparsity') is None:
             raise ValueError("the model has no masks: call `sparsify_model(model, model_sparsity)` before wrapping its "
                              "optimizer, or pass sparsity=")
         kwargs.pop('show_report', None)               # the callback's: a plain loop shows `sparsity_report(model)` itself
-        super().__init__(model, opt, dynamic_updater(**kwargs), total_steps)
+        super().__init__(model, opt, dynamic_updater(**kwargs), total_steps, n_epoch)
 
 class PruningOptimizerWrapper(SparseOptimizerWrapper):
     "Wrap a PyTorch optimizer so that its steps also prune the model gradually (any score, pattern, distribution)"
-    def __init__(self, model:nn.Module, opt, total_steps:int|None=None, **kwargs):
-        super().__init__(model, opt, PruningUpdater(**kwargs), total_steps)
+    def __init__(self, model:nn.Module, opt, total_steps:int|None=None, n_epoch:int|None=None, **kwargs):
+        super().__init__(model, opt, PruningUpdater(**kwargs), total_steps, n_epoch)
 
 # %% ../../nbs/05d_loop.optim.ipynb #ca9d167a
 def sparse_optimizer(algorithm:str, model, opt, sparsity:float|None=None, pattern=None, distribution=None,
-                     total_steps:int|None=None, compact:bool=False, n_epoch:int|None=None, **kwargs) -> SparseOptimizerWrapper:
+                     total_steps:int|None=None, compact:bool=False, n_epoch:int|None=None, record:bool=True,
+                     **kwargs) -> SparseOptimizerWrapper:
     "Wrap the PyTorch optimizer `opt` of `model` so that its steps run the registered method `algorithm`, for a hand-written loop; `compact=True`: optimizer state and steps at the active weights only (see `loop.compact`); `n_epoch`: the run's epochs, for a schedule in `epochs(...)`"
     if isinstance(opt, nn.Module) and not isinstance(model, nn.Module):
         raise TypeError(f"sparse_optimizer takes the model, then its optimizer: sparse_optimizer({algorithm!r}, model, opt, "
                         f"sparsity, ...); got a {type(model).__name__} as the model and a {type(opt).__name__} as the optimizer")
     return SparseOptimizerWrapper(model, opt, make_updater(algorithm, sparsity, pattern, distribution, **kwargs), total_steps,
-                                  n_epoch=n_epoch, compact=compact)
+                                  n_epoch=n_epoch, record=record, compact=compact)

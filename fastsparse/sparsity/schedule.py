@@ -101,6 +101,9 @@ class MaskSchedule:
         self.start, self.end = as_span(start, 'start'), as_span(end, 'end')
         if self.every.unit == 'pct': raise ValueError("every is a number of optimizer steps or epochs(n), not a fraction")
         if self.every.value <= 0: raise ValueError(f"every must be positive; got {self.every!r}")
+        if self.in_epochs and self.every.value != int(self.every.value):     # updates come at epoch ends
+            raise ValueError(f"every={self.every!r}: updates in epochs come at the end of an epoch, so every is a whole number "
+                             "of them; for updates inside an epoch give every in optimizer steps (e.g. half an epoch's batches)")
         if self.start.unit == self.end.unit and self.start.value > self.end.value:
             raise ValueError(f"start ({self.start!r}) is after end ({self.end!r}): masks would never change")
         self._start, self._end = self.start, self.end
