@@ -11,6 +11,7 @@ import torch, torch.nn as nn, torch.nn.functional as F
 import pandas as pd
 from ..core.hooks import remove_sparse_hooks, _get_model
 from ..core.sites import masked_sites
+from ..core.compute import _check_min_sparsity
 from ..core.sparsify import apply_masks, unsparsify_model
 from .layers import inference_layer
 from .semistructured import to_semi_structured
@@ -89,8 +90,7 @@ def to_sparse_inference(model, batch_size:int=64, min_speedup:float=1.1, repeats
     model = _get_model(model)
     for k, v in dict(batch_size=batch_size, repeats=repeats).items():
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1: raise ValueError(f"{k} must be a whole number of at least 1; got {v!r}")
-    if isinstance(min_sparsity, bool) or not isinstance(min_sparsity, numbers.Real) or not 0 <= min_sparsity <= 1:
-        raise ValueError(f"min_sparsity must be a number in [0, 1]: layers less sparse stay dense; got {min_sparsity!r}")
+    min_sparsity = _check_min_sparsity(min_sparsity)       # as set_compute checks it
     if isinstance(min_speedup, bool) or not isinstance(min_speedup, numbers.Real) or not min_speedup >= 0:
         raise ValueError(f"min_speedup must be a number >= 0 (1.1: a layer converts when 10% faster; 0: every layer); got {min_speedup!r}")
     sites = masked_sites(model)
